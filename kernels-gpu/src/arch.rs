@@ -1,0 +1,166 @@
+//! The PTX instructions warpsort uses, each behind a safe wrapper.
+//!
+//! Everything here is a thin layer over `llvm.nvvm.*` intrinsics and
+//! `core::arch::nvptx`; the rest of the crate never names an intrinsic.
+
+use core::arch::nvptx;
+
+/// Every lane of the warp takes part.
+pub const FULL_MASK: u32 = u32::MAX;
+
+#[allow(improper_ctypes)]
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_sync_bfly_i32(mask: u32, val: u32, lane_mask: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn shfl_sync_idx_i32(mask: u32, val: u32, src_lane: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.up.i32"]
+    fn shfl_sync_up_i32(mask: u32, val: u32, delta: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn shfl_sync_down_i32(mask: u32, val: u32, delta: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn vote_ballot_sync(mask: u32, pred: bool) -> u32;
+    #[link_name = "llvm.nvvm.vote.any.sync"]
+    fn vote_any_sync(mask: u32, pred: bool) -> bool;
+    #[link_name = "llvm.nvvm.vote.all.sync"]
+    fn vote_all_sync(mask: u32, pred: bool) -> bool;
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn bar_warp_sync(mask: u32);
+    #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
+    fn read_laneid() -> u32;
+}
+
+// `c` operand of shfl.sync: 0x1f clamps bfly/idx/down at lane 31; up clamps at 0.
+const CLAMP_HIGH: u32 = 0x1f;
+const CLAMP_LOW: u32 = 0;
+
+/// `shfl.sync.bfly`: the value of lane `lane ^ lane_mask`.
+#[inline(always)]
+pub fn shfl_bfly(val: u32, lane_mask: u32) -> u32 {
+    // SAFETY: all 32 lanes execute every call site of this crate's shuffles
+    // convergently (no divergent control flow around them), as FULL_MASK requires.
+    unsafe { shfl_sync_bfly_i32(FULL_MASK, val, lane_mask, CLAMP_HIGH) }
+}
+
+/// `shfl.sync.idx`: the value of lane `src`.
+#[inline(always)]
+pub fn shfl_idx(val: u32, src: u32) -> u32 {
+    // SAFETY: as for `shfl_bfly`.
+    unsafe { shfl_sync_idx_i32(FULL_MASK, val, src, CLAMP_HIGH) }
+}
+
+/// `shfl.sync.up`: the value of lane `lane - delta` (own value below `delta`).
+#[inline(always)]
+pub fn shfl_up(val: u32, delta: u32) -> u32 {
+    // SAFETY: as for `shfl_bfly`.
+    unsafe { shfl_sync_up_i32(FULL_MASK, val, delta, CLAMP_LOW) }
+}
+
+/// `shfl.sync.down`: the value of lane `lane + delta` (own value past lane 31).
+#[inline(always)]
+pub fn shfl_down(val: u32, delta: u32) -> u32 {
+    // SAFETY: as for `shfl_bfly`.
+    unsafe { shfl_sync_down_i32(FULL_MASK, val, delta, CLAMP_HIGH) }
+}
+
+/// `vote.sync.ballot.b32`: bit `i` set when lane `i`'s predicate holds.
+#[inline(always)]
+pub fn ballot(pred: bool) -> u32 {
+    // SAFETY: called convergently by the full warp.
+    unsafe { vote_ballot_sync(FULL_MASK, pred) }
+}
+
+/// `vote.sync.any.pred`.
+#[inline(always)]
+pub fn any(pred: bool) -> bool {
+    // SAFETY: called convergently by the full warp.
+    unsafe { vote_any_sync(FULL_MASK, pred) }
+}
+
+/// `vote.sync.all.pred`.
+#[inline(always)]
+pub fn all(pred: bool) -> bool {
+    // SAFETY: called convergently by the full warp.
+    unsafe { vote_all_sync(FULL_MASK, pred) }
+}
+
+/// `bar.warp.sync`: orders shared-memory accesses among the lanes of a warp.
+/// Since Volta a warp's lanes may run apart, so the paper's "no barrier inside a
+/// warp" becomes this one-instruction warp barrier instead of `bar.sync`.
+#[inline(always)]
+pub fn sync_warp() {
+    // SAFETY: called convergently by the full warp.
+    unsafe { bar_warp_sync(FULL_MASK) }
+}
+
+/// `bar.sync 0`: the block barrier.
+#[inline(always)]
+pub fn sync_block() {
+    // SAFETY: every call site is reached by all threads of the block.
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// `%laneid`.
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { read_laneid() }
+}
+
+/// `%tid.x`.
+#[inline(always)]
+pub fn thread_idx() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_x() as u32 }
+}
+
+/// `%ntid.x`.
+#[inline(always)]
+pub fn block_dim() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_dim_x() as u32 }
+}
+
+/// `%ctaid.x`.
+#[inline(always)]
+pub fn block_idx() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_x() as u32 }
+}
+
+/// `%nctaid.x`.
+#[inline(always)]
+pub fn grid_dim() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_grid_dim_x() as u32 }
+}
+
+/// Global thread index over a 1-D grid, 64-bit.
+#[inline(always)]
+pub fn global_thread() -> usize {
+    block_idx() as usize * block_dim() as usize + thread_idx() as usize
+}
+
+/// Threads in the whole 1-D grid, for grid-stride loops.
+#[inline(always)]
+pub fn grid_threads() -> usize {
+    grid_dim() as usize * block_dim() as usize
+}
+
+/// Global warp index over a 1-D grid.
+#[inline(always)]
+pub fn global_warp() -> usize {
+    global_thread() / crate::config::WARP_SIZE as usize
+}
+
+/// The block's dynamic shared memory (`extern .shared` array sized at launch).
+#[inline(always)]
+pub fn dynamic_smem<T>() -> *mut T {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
+}
+
+/// Stops the kernel: the launch fails with an illegal-instruction error.
+#[inline(always)]
+pub fn trap() -> ! {
+    core::intrinsics::abort()
+}

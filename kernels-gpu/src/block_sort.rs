@@ -1,0 +1,97 @@
+//! Block sort: a block sorts a tile of `blockDim * KEYS_PER_LANE` items. Warp
+//! phases run in registers; phases whose strides cross warps exchange through
+//! shared memory with barriers (`block_network`). Also the fused half-cleaner
+//! kernel of the full-array bitonic sort.
+
+use crate::arch::{block_dim, block_idx, dynamic_smem, grid_dim, thread_idx};
+use crate::block_network::Block;
+use crate::config::{BLOCK_TILE, KEYS_PER_LANE, WARP_SIZE};
+use crate::item::{Items, Key, Pair, Word};
+use crate::tile::{load_blocked, store_blocked};
+
+const N: usize = KEYS_PER_LANE as usize;
+
+#[inline(always)]
+fn block<K: Key, V: Word>() -> Block<Pair<K, V>> {
+    let t = thread_idx();
+    Block { smem: dynamic_smem(), warp: t / WARP_SIZE, lane: t % WARP_SIZE }
+}
+
+/// Sorts every tile of `src` into the same place of `dst` (may be `src`).
+/// A tile is `blockDim * KEYS_PER_LANE` items, a power of two.
+///
+/// # Safety
+/// `src` and `dst` hold `n` items; shared memory holds one tile.
+#[inline(always)]
+pub unsafe fn sort_tiles<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n: u64) {
+    let n = n as usize;
+    let tile = block_dim() as usize * N;
+    let b = block::<K, V>();
+    let t = thread_idx() as usize;
+    let mut tile_idx = block_idx() as usize;
+    while tile_idx * tile < n {
+        let start = tile_idx * tile;
+        let len = tile.min(n - start);
+        // SAFETY: the tile lies inside both arrays; this block owns it.
+        let mut x = unsafe { load_blocked::<K, V, N>(&src.offset(start), t, len) };
+        b.sort(&mut x, tile);
+        unsafe { store_blocked(&dst.offset(start), t, len, &x) };
+        tile_idx += grid_dim() as usize;
+    }
+}
+
+/// The fused stages of the full-array bitonic sort: every half-cleaner with a
+/// stride below [`BLOCK_TILE`], for one tile per block, in registers and
+/// shared memory, in place.
+///
+/// # Safety
+/// `items` holds `n` items; the block has `BLOCK_THREADS` threads and one
+/// tile of shared memory.
+#[inline(always)]
+pub unsafe fn merge_tiles<K: Key, V: Word>(items: Items<K, V>, n: u64) {
+    let n = n as usize;
+    let tile = BLOCK_TILE as usize;
+    let b = block::<K, V>();
+    let t = thread_idx() as usize;
+    let mut tile_idx = block_idx() as usize;
+    while tile_idx * tile < n {
+        let start = tile_idx * tile;
+        let len = tile.min(n - start);
+        // SAFETY: the tile lies inside the array; this block owns it.
+        let it = unsafe { items.offset(start) };
+        let mut x = unsafe { load_blocked::<K, V, N>(&it, t, len) };
+        b.half_cleaners(&mut x, tile / 2);
+        unsafe { store_blocked(&it, t, len, &x) };
+        tile_idx += grid_dim() as usize;
+    }
+}
+
+macro_rules! entries {
+    ($K:ty, $V:ty, $sfx:ident) => {
+        #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
+        pub mod $sfx {
+            use super::*;
+            /// Block sort of tiles of `blockDim * KEYS_PER_LANE` items, `src` to `dst`.
+            #[unsafe(export_name = concat!("block_sort_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn sort(
+                src_keys: *mut $K,
+                src_vals: *mut $V,
+                dst_keys: *mut $K,
+                dst_vals: *mut $V,
+                n: u64,
+            ) {
+                let src = Items { keys: src_keys, vals: src_vals };
+                let dst = Items { keys: dst_keys, vals: dst_vals };
+                // SAFETY: the host passes arrays of `n` items and a tile of shared memory.
+                unsafe { sort_tiles::<$K, $V>(src, dst, n) }
+            }
+            /// Fused bitonic half-cleaners of strides below BLOCK_TILE.
+            #[unsafe(export_name = concat!("bitonic_fused_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn fused(keys: *mut $K, vals: *mut $V, n: u64) {
+                // SAFETY: as above.
+                unsafe { merge_tiles::<$K, $V>(Items { keys, vals }, n) }
+            }
+        }
+    };
+}
+crate::for_items!(entries);

@@ -1,0 +1,137 @@
+//! Element-wise kernels around the sorts: mapping keys onto their ordered bit
+//! patterns and back, and verifying a result on the GPU (sortedness by warp
+//! vote, a multiset fingerprint by warp reduction).
+
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use crate::arch::{global_thread, grid_threads, lane_id};
+use crate::ordered::{map32, map64};
+use crate::warp;
+
+/// Applies `ordered::map32` with `mode` to every key.
+///
+/// # Safety
+/// `keys` holds `n` keys.
+#[inline(always)]
+pub unsafe fn map_keys32(keys: *mut u32, n: u64, mode: u32) {
+    let mut i = global_thread();
+    while i < n as usize {
+        // SAFETY: i < n.
+        unsafe { *keys.add(i) = map32(*keys.add(i), mode) };
+        i += grid_threads();
+    }
+}
+
+/// Applies `ordered::map64` with `mode` to every key.
+///
+/// # Safety
+/// `keys` holds `n` keys.
+#[inline(always)]
+pub unsafe fn map_keys64(keys: *mut u64, n: u64, mode: u32) {
+    let mut i = global_thread();
+    while i < n as usize {
+        // SAFETY: i < n.
+        unsafe { *keys.add(i) = map64(*keys.add(i), mode) };
+        i += grid_threads();
+    }
+}
+
+/// A 64-bit mix (splitmix64's finaliser) so that sums of hashes fingerprint
+/// a multiset.
+#[inline(always)]
+pub const fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A key or payload widened for fingerprinting (`()` as 0).
+pub trait Bits64: Copy {
+    /// The value as 64 bits.
+    fn bits64(self) -> u64;
+}
+impl Bits64 for () {
+    #[inline(always)]
+    fn bits64(self) -> u64 {
+        0
+    }
+}
+impl Bits64 for u32 {
+    #[inline(always)]
+    fn bits64(self) -> u64 {
+        self as u64
+    }
+}
+impl Bits64 for u64 {
+    #[inline(always)]
+    fn bits64(self) -> u64 {
+        self
+    }
+}
+
+/// Adds to `*descents` the number of `i` with `key(i) > key(i + 1)` and to
+/// `*sum` the sum of `mix64(key(i) ^ mix64(val(i)))`. Sorted, with the same
+/// fingerprint as the input, means a correct sort.
+///
+/// # Safety
+/// `keys` and `vals` hold `n` items; the counters are valid and aligned.
+#[inline(always)]
+pub unsafe fn verify<K: Bits64, V: Bits64>(keys: *const K, vals: *const V, n: u64, descents: *mut u32, sum: *mut u64) {
+    let n = n as usize;
+    let mut base = global_thread() - lane_id() as usize;
+    let mut bad = 0u32;
+    let mut acc = 0u64;
+    // Warp-uniform loop so that the votes see the whole warp.
+    while base < n {
+        let i = base + lane_id() as usize;
+        let mut descent = false;
+        if i < n {
+            // SAFETY: i < n (and i + 1 < n for the neighbour).
+            let (k, v) = unsafe { ((*keys.add(i)).bits64(), (*vals.add(i)).bits64()) };
+            acc = acc.wrapping_add(mix64(k ^ mix64(v)));
+            if i + 1 < n {
+                descent = k > unsafe { *keys.add(i + 1) }.bits64();
+            }
+        }
+        bad += warp::popc(descent);
+        base += grid_threads();
+    }
+    let acc = warp::reduce_sum_u64(acc);
+    if lane_id() == 0 {
+        // SAFETY: the host passes valid, aligned counters.
+        unsafe {
+            AtomicU32::from_ptr(descents).fetch_add(bad, Relaxed);
+            AtomicU64::from_ptr(sum).fetch_add(acc, Relaxed);
+        }
+    }
+}
+
+macro_rules! entries {
+    ($K:ty, $V:ty, $sfx:ident) => {
+        #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
+        pub mod $sfx {
+            use super::*;
+            /// Sortedness and fingerprint of a key(-value) array.
+            #[unsafe(export_name = concat!("verify_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn k(keys: *mut $K, vals: *mut $V, n: u64, descents: *mut u32, sum: *mut u64) {
+                // SAFETY: the host passes `n` items and valid counters.
+                unsafe { verify(keys, vals, n, descents, sum) }
+            }
+        }
+    };
+}
+crate::for_items!(entries);
+
+/// Maps 32-bit keys onto/from their ordered patterns.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32) {
+    // SAFETY: the host passes `n` keys.
+    unsafe { map_keys32(keys, n, mode) }
+}
+
+/// Maps 64-bit keys onto/from their ordered patterns.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32) {
+    // SAFETY: the host passes `n` keys.
+    unsafe { map_keys64(keys, n, mode) }
+}

@@ -1,0 +1,63 @@
+//! Launch shapes and tile sizes: the one place both the device kernels and the
+//! host launchers read them from.
+//!
+//! ```
+//! use warpsort_kernels::config::*;
+//! assert_eq!(WARP_SIZE * KEYS_PER_LANE, WARP_TILE);
+//! assert_eq!(BLOCK_TILE, BLOCK_THREADS * KEYS_PER_LANE);
+//! ```
+
+/// Lanes in a warp.
+pub const WARP_SIZE: u32 = 32;
+/// `log2(WARP_SIZE)`.
+pub const LOG_WARP_SIZE: u32 = 5;
+
+/// Threads per block for kernels that run one independent job per warp
+/// (warp sort, the warp merges, the primitives).
+pub const WARP_KERNEL_THREADS: u32 = 256;
+/// Warps per block for those kernels.
+pub const WARPS_PER_BLOCK: u32 = WARP_KERNEL_THREADS / WARP_SIZE;
+
+/// Keys per lane for the batched warp sorts: a warp sorts `32 * K` keys.
+pub const WARP_SORT_KEYS_PER_LANE: [u32; 5] = [1, 2, 4, 8, 16];
+/// The largest segment one warp sorts: `32 * 16`.
+pub const WARP_SORT_MAX_SEGMENT: u32 = 512;
+
+/// Keys each thread holds in registers in the block sort, the fused bitonic
+/// stages and the GPU-Warpsort tile and merge kernels.
+pub const KEYS_PER_LANE: u32 = 8;
+/// Keys sorted or merged by one warp in registers: `32 * KEYS_PER_LANE`.
+pub const WARP_TILE: u32 = WARP_SIZE * KEYS_PER_LANE;
+
+/// Threads of the block sort kernel that sorts [`BLOCK_TILE`] keys (and of the
+/// fused bitonic stages). Other tile sizes launch `tile / KEYS_PER_LANE` threads.
+pub const BLOCK_THREADS: u32 = 512;
+/// Keys per block tile: the fused shared-memory bitonic stages and GPU-Warpsort's
+/// step-1 tile cover this many keys.
+pub const BLOCK_TILE: u32 = BLOCK_THREADS * KEYS_PER_LANE;
+/// The largest block sort tile (1024 threads of [`KEYS_PER_LANE`] keys).
+pub const BLOCK_SORT_MAX_TILE: u32 = 1024 * KEYS_PER_LANE;
+/// The smallest block sort tile (one warp).
+pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
+
+/// Threads per block of the global (one-stage-per-launch) bitonic kernel.
+pub const GLOBAL_STAGE_THREADS: u32 = 256;
+/// Threads per block of element-wise kernels (key encoding, checks, fills).
+pub const ELEMENTWISE_THREADS: u32 = 256;
+
+/// Threads per block of the merge-path partition kernel.
+pub const PARTITION_THREADS: u32 = 256;
+
+/// The paper's configuration of GPU-Warpsort (Ye et al. 2010): 128-key warp
+/// tiles in step 1 (4 keys per lane), a t = 64 element merge buffer in step 2.
+pub const PAPER_TILE_KEYS_PER_LANE: u32 = 4;
+/// Step-1 tile of the paper's configuration.
+pub const PAPER_TILE: u32 = WARP_SIZE * PAPER_TILE_KEYS_PER_LANE;
+/// The paper's merge buffer `t`: each merge round fetches `t/2` keys.
+pub const PAPER_MERGE_BUFFER: u32 = 64;
+
+/// Bytes of dynamic shared memory a block sort of `tile` items of `item_bytes`
+/// bytes each needs.
+pub const fn block_sort_smem_bytes(tile: u32, item_bytes: u32) -> u32 {
+    tile * item_bytes
+}

@@ -1,0 +1,212 @@
+//! What the networks sort: a key with an optional payload, and how it crosses
+//! lanes (shuffles of 32-bit words).
+
+use crate::arch;
+
+/// A value that moves between lanes with `shfl.sync` (64-bit values as two
+/// 32-bit shuffles; `()` as none).
+pub trait Word: Copy + Default {
+    /// The value of lane `lane ^ mask` (`shfl.sync.bfly`).
+    fn shfl_bfly(self, mask: u32) -> Self;
+    /// The value of lane `src` (`shfl.sync.idx`).
+    fn shfl_idx(self, src: u32) -> Self;
+    /// The value of lane `lane - delta` (`shfl.sync.up`).
+    fn shfl_up(self, delta: u32) -> Self;
+    /// The value of lane `lane + delta` (`shfl.sync.down`).
+    fn shfl_down(self, delta: u32) -> Self;
+}
+
+impl Word for u32 {
+    #[inline(always)]
+    fn shfl_bfly(self, mask: u32) -> Self {
+        arch::shfl_bfly(self, mask)
+    }
+    #[inline(always)]
+    fn shfl_idx(self, src: u32) -> Self {
+        arch::shfl_idx(self, src)
+    }
+    #[inline(always)]
+    fn shfl_up(self, delta: u32) -> Self {
+        arch::shfl_up(self, delta)
+    }
+    #[inline(always)]
+    fn shfl_down(self, delta: u32) -> Self {
+        arch::shfl_down(self, delta)
+    }
+}
+
+/// Splits a 64-bit word, applies a 32-bit shuffle to both halves, joins them.
+#[inline(always)]
+fn split64(v: u64, f: impl Fn(u32) -> u32) -> u64 {
+    let lo = f(v as u32);
+    let hi = f((v >> 32) as u32);
+    ((hi as u64) << 32) | lo as u64
+}
+
+impl Word for u64 {
+    #[inline(always)]
+    fn shfl_bfly(self, mask: u32) -> Self {
+        split64(self, |w| arch::shfl_bfly(w, mask))
+    }
+    #[inline(always)]
+    fn shfl_idx(self, src: u32) -> Self {
+        split64(self, |w| arch::shfl_idx(w, src))
+    }
+    #[inline(always)]
+    fn shfl_up(self, delta: u32) -> Self {
+        split64(self, |w| arch::shfl_up(w, delta))
+    }
+    #[inline(always)]
+    fn shfl_down(self, delta: u32) -> Self {
+        split64(self, |w| arch::shfl_down(w, delta))
+    }
+}
+
+impl Word for () {
+    #[inline(always)]
+    fn shfl_bfly(self, _: u32) -> Self {}
+    #[inline(always)]
+    fn shfl_idx(self, _: u32) -> Self {}
+    #[inline(always)]
+    fn shfl_up(self, _: u32) -> Self {}
+    #[inline(always)]
+    fn shfl_down(self, _: u32) -> Self {}
+}
+
+/// A sort key as the kernels see it: an unsigned integer whose order is the
+/// order to sort by (the host maps signed and float keys onto it).
+pub trait Key: Word + Ord {
+    /// The greatest key: pads partial tiles.
+    const MAX: Self;
+}
+impl Key for u32 {
+    const MAX: Self = u32::MAX;
+}
+impl Key for u64 {
+    const MAX: Self = u64::MAX;
+}
+
+/// Something a sorting network orders.
+pub trait Item: Copy {
+    /// Strictly after `other` in the sort order. Networks swap only on `gt`,
+    /// so equal items never move past each other in a compare-exchange.
+    fn gt(&self, other: &Self) -> bool;
+    /// The item of lane `lane ^ mask`.
+    fn shfl_bfly(self, mask: u32) -> Self;
+    /// The item of lane `src`.
+    fn shfl_idx(self, src: u32) -> Self;
+}
+
+/// A key and its payload (`V = ()` for key-only sorts).
+#[derive(Clone, Copy)]
+pub struct Pair<K, V> {
+    /// The key.
+    pub k: K,
+    /// The payload that travels with it.
+    pub v: V,
+}
+
+impl<K: Key, V: Word> Item for Pair<K, V> {
+    #[inline(always)]
+    fn gt(&self, other: &Self) -> bool {
+        self.k > other.k
+    }
+    #[inline(always)]
+    fn shfl_bfly(self, mask: u32) -> Self {
+        Pair { k: self.k.shfl_bfly(mask), v: self.v.shfl_bfly(mask) }
+    }
+    #[inline(always)]
+    fn shfl_idx(self, src: u32) -> Self {
+        Pair { k: self.k.shfl_idx(src), v: self.v.shfl_idx(src) }
+    }
+}
+
+impl<K: Key, V: Word> Pair<K, V> {
+    /// A pad: the greatest key, an unspecified payload.
+    #[inline(always)]
+    pub fn pad() -> Self {
+        Pair { k: K::MAX, v: V::default() }
+    }
+}
+
+/// An item that may be a pad: pads order after every real item, equal keys
+/// included, so a key-value merge never emits a pad in place of a real `MAX` key.
+#[derive(Clone, Copy)]
+pub struct Padded<I> {
+    /// The item (meaningless when `pad`).
+    pub item: I,
+    /// Whether this slot is padding.
+    pub pad: bool,
+}
+
+impl<I: Item> Item for Padded<I> {
+    #[inline(always)]
+    fn gt(&self, other: &Self) -> bool {
+        (self.pad & !other.pad) | ((self.pad == other.pad) & self.item.gt(&other.item))
+    }
+    #[inline(always)]
+    fn shfl_bfly(self, mask: u32) -> Self {
+        let pad = (self.pad as u32).shfl_bfly(mask) != 0;
+        Padded { item: self.item.shfl_bfly(mask), pad }
+    }
+    #[inline(always)]
+    fn shfl_idx(self, src: u32) -> Self {
+        let pad = (self.pad as u32).shfl_idx(src) != 0;
+        Padded { item: self.item.shfl_idx(src), pad }
+    }
+}
+
+/// Where a kernel's items live in global memory: keys and, for key-value
+/// sorts, a parallel payload array (unused and never dereferenced for `()`).
+#[derive(Clone, Copy)]
+pub struct Items<K, V> {
+    /// The keys.
+    pub keys: *mut K,
+    /// The payloads (`V = ()`: a dangling pointer to zero-sized values).
+    pub vals: *mut V,
+}
+
+impl<K: Key, V: Word> Items<K, V> {
+    /// Item `i`.
+    ///
+    /// # Safety
+    /// `i` is in bounds of both arrays.
+    #[inline(always)]
+    pub unsafe fn get(&self, i: usize) -> Pair<K, V> {
+        // SAFETY: the caller keeps `i` in bounds; zero-sized reads touch nothing.
+        unsafe { Pair { k: *self.keys.add(i), v: *self.vals.add(i) } }
+    }
+
+    /// Stores item `i`.
+    ///
+    /// # Safety
+    /// `i` is in bounds of both arrays and no other thread accesses it concurrently.
+    #[inline(always)]
+    pub unsafe fn set(&self, i: usize, p: Pair<K, V>) {
+        // SAFETY: the caller keeps `i` in bounds and owns the slot.
+        unsafe {
+            *self.keys.add(i) = p.k;
+            *self.vals.add(i) = p.v;
+        }
+    }
+
+    /// Item `i`, or a pad at and past `n`.
+    ///
+    /// # Safety
+    /// Both arrays hold at least `n` items.
+    #[inline(always)]
+    pub unsafe fn get_or_pad(&self, i: usize, n: usize) -> Pair<K, V> {
+        // SAFETY: read only below `n`.
+        if i < n { unsafe { self.get(i) } } else { Pair::pad() }
+    }
+
+    /// The same arrays advanced by `offset` items.
+    ///
+    /// # Safety
+    /// The result stays within the arrays' allocations.
+    #[inline(always)]
+    pub unsafe fn offset(&self, offset: usize) -> Self {
+        // SAFETY: the caller keeps the offset within the allocations.
+        unsafe { Items { keys: self.keys.add(offset), vals: self.vals.add(offset) } }
+    }
+}

@@ -1,0 +1,70 @@
+//! warpsort's device crate: warp primitives and sorting kernels written in
+//! Rust, compiled to PTX by rustc's `nvptx64-nvidia-cuda` backend (see
+//! `cargo xtask build-ptx`).
+//!
+//! Built for the host it is a plain `no_std` library exporting what host and
+//! device share: the launch constants ([`config`]) and the key encodings
+//! ([`ordered`]). The kernels exist only in the nvptx build.
+//!
+//! Modules, from the bottom up: `arch` (the PTX instructions), `item` (what is
+//! sorted), `warp` (primitives), `network` (the bitonic networks in
+//! registers), `block_network` (stages through shared memory), `tile`
+//! (loading tiles), then the kernels: `warp_sort`, `block_sort`, `bitonic`,
+//! `merge_path` (GPU-Warpsort), `checks`, `probe`.
+#![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_ptx, link_llvm_intrinsics, stdarch_nvptx, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem)
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod ordered;
+
+/// Instantiates a kernel-defining macro for every key/payload type the host
+/// offers: `$m!(KeyType, PayloadType, suffix)`; the suffix ends each kernel's name.
+#[cfg(target_arch = "nvptx64")]
+#[macro_export]
+macro_rules! for_items {
+    ($m:ident) => {
+        $m!(u32, (), u32);
+        $m!(u32, u32, u32_u32);
+        $m!(u64, (), u64);
+        $m!(u64, u32, u64_u32);
+    };
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod device {
+    /// Every panic (an out-of-bounds index, an overflow check) ends the kernel.
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        crate::arch::trap()
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+pub mod arch;
+#[cfg(target_arch = "nvptx64")]
+pub mod bitonic;
+#[cfg(target_arch = "nvptx64")]
+pub mod block_network;
+#[cfg(target_arch = "nvptx64")]
+pub mod block_sort;
+#[cfg(target_arch = "nvptx64")]
+pub mod checks;
+#[cfg(target_arch = "nvptx64")]
+pub mod item;
+#[cfg(target_arch = "nvptx64")]
+pub mod merge_path;
+#[cfg(target_arch = "nvptx64")]
+pub mod network;
+#[cfg(target_arch = "nvptx64")]
+pub mod probe;
+#[cfg(target_arch = "nvptx64")]
+pub mod tile;
+#[cfg(target_arch = "nvptx64")]
+pub mod warp;
+#[cfg(target_arch = "nvptx64")]
+pub mod warp_sort;

@@ -1,0 +1,170 @@
+//! GPU-Warpsort's merge, tuned: every pass merges pairs of sorted runs of
+//! length `run` into runs of `2 * run`, cut into windows of [`WARP_TILE`]
+//! outputs, one warp each, so that every warp has the same work whatever the
+//! data (the paper's step 3 split, done exactly by merge path instead of by
+//! sampled splitters).
+//!
+//! A window's inputs are a piece of A and a piece of B that together hold its
+//! outputs. The warp loads the A piece ascending and the B piece *reversed*
+//! (coalesced: the paper's "reverse while storing", here into registers), which
+//! makes one bitonic sequence, then runs the barrier-free bitonic merge (the
+//! paper's step-2 network, `log2(WARP_TILE)` half-cleaner stages).
+
+use crate::arch::{global_thread, global_warp, grid_threads, lane_id};
+use crate::config::{KEYS_PER_LANE, WARP_SIZE, WARP_TILE};
+use crate::item::{Item, Items, Key, Padded, Pair, Word};
+use crate::network::striped_half_cleaners;
+
+const N: usize = KEYS_PER_LANE as usize;
+const W: usize = WARP_TILE as usize;
+
+/// The runs a window's outputs come from.
+#[derive(Clone, Copy)]
+struct Pass {
+    n: usize,
+    run: usize,
+}
+
+impl Pass {
+    /// `(a_begin, a_end, b_end)` of the pair that output index `o` belongs to.
+    #[inline(always)]
+    fn pair(&self, o: usize) -> (usize, usize, usize) {
+        let a = o / (2 * self.run) * (2 * self.run);
+        (a, (a + self.run).min(self.n), (a + 2 * self.run).min(self.n))
+    }
+}
+
+/// Merge-path search: how many of the first `diag` outputs of merging `a` and
+/// `b` come from `a` (ties taken from `a` first).
+///
+/// # Safety
+/// `a` holds `la` keys and `b` holds `lb` keys, `diag <= la + lb`.
+#[inline(always)]
+pub unsafe fn merge_path<K: Key>(a: *const K, la: usize, b: *const K, lb: usize, diag: usize) -> usize {
+    let mut lo = diag.saturating_sub(lb);
+    let mut hi = diag.min(la);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        // SAFETY: mid < la and diag - 1 - mid < lb inside the search range.
+        let (x, y) = unsafe { (*a.add(mid), *b.add(diag - 1 - mid)) };
+        if x <= y { lo = mid + 1 } else { hi = mid }
+    }
+    lo
+}
+
+/// Writes `parts[w]`, the index in A where window `w` starts.
+///
+/// # Safety
+/// `keys` holds `n` keys, `parts` one slot per window.
+#[inline(always)]
+pub unsafe fn partition<K: Key>(keys: *const K, n: u64, run: u64, parts: *mut u64) {
+    let pass = Pass { n: n as usize, run: run as usize };
+    let windows = pass.n.div_ceil(W);
+    let mut w = global_thread();
+    while w < windows {
+        let o = w * W;
+        let (a, a_end, b_end) = pass.pair(o);
+        // SAFETY: the pair lies inside the array.
+        let take = unsafe { merge_path(keys.add(a), a_end - a, keys.add(a_end), b_end - a_end, o - a) };
+        unsafe { *parts.add(w) = (a + take) as u64 };
+        w += grid_threads();
+    }
+}
+
+/// Loads one window (A piece ascending, pads, B piece descending: bitonic),
+/// merges it and stores the `count` outputs, all striped.
+#[inline(always)]
+unsafe fn merge_window<I: Item>(lane: u32, count: usize, load: impl Fn(usize) -> I, store: impl Fn(usize, I)) {
+    let mut x: [I; N] = [load(lane as usize); N];
+    for (r, slot) in x.iter_mut().enumerate().skip(1) {
+        *slot = load(r * WARP_SIZE as usize + lane as usize);
+    }
+    striped_half_cleaners(&mut x, lane);
+    for (r, item) in x.iter().enumerate() {
+        let e = r * WARP_SIZE as usize + lane as usize;
+        if e < count {
+            store(e, *item);
+        }
+    }
+}
+
+/// One merge pass, `src` runs of `run` into `dst` runs of `2 * run`.
+///
+/// # Safety
+/// `src` and `dst` hold `n` items, `parts` the output of [`partition`] for
+/// this pass; `run` is a multiple of `WARP_TILE`.
+#[inline(always)]
+pub unsafe fn merge_pass<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n: u64, run: u64, parts: *const u64) {
+    let pass = Pass { n: n as usize, run: run as usize };
+    let lane = lane_id();
+    let windows = pass.n.div_ceil(W);
+    let mut w = global_warp();
+    while w < windows {
+        let o = w * W;
+        let (_, a_end, b_end) = pass.pair(o);
+        let count = W.min(b_end - o);
+        // SAFETY: parts has one slot per window.
+        let a0 = unsafe { *parts.add(w) } as usize;
+        let a1 = if o + W < b_end { (unsafe { *parts.add(w + 1) }) as usize } else { a_end };
+        let la = a1 - a0;
+        let lb = count - la;
+        // First B input of the window: outputs before it took (a0 - a) from A.
+        let b0 = a_end + (o - pass.pair(o).0) - (a0 - pass.pair(o).0);
+        let from_a = |e: usize| e < la;
+        let from_b = |e: usize| e >= W - lb;
+        // SAFETY (loads): A indices a0 + e < a1, B indices b0 + (W-1-e) < b0 + lb.
+        let get = |e: usize| unsafe {
+            if from_a(e) {
+                src.get(a0 + e)
+            } else if from_b(e) {
+                src.get(b0 + (W - 1 - e))
+            } else {
+                Pair::pad()
+            }
+        };
+        // SAFETY (stores): o + e < o + count <= n; the window is this warp's.
+        let put = |e: usize, p: Pair<K, V>| unsafe { dst.set(o + e, p) };
+        if count == W || core::mem::size_of::<V>() == 0 {
+            unsafe { merge_window(lane, count, get, put) };
+        } else {
+            // A short last window pads the middle; keep the pads after real
+            // MAX keys so that no payload is dropped.
+            let get_padded = |e: usize| Padded { item: get(e), pad: !from_a(e) && !from_b(e) };
+            let put_padded = |e: usize, p: Padded<Pair<K, V>>| put(e, p.item);
+            unsafe { merge_window(lane, count, get_padded, put_padded) };
+        }
+        w += grid_threads() / WARP_SIZE as usize;
+    }
+}
+
+macro_rules! entries {
+    ($K:ty, $V:ty, $sfx:ident) => {
+        #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
+        pub mod $sfx {
+            use super::*;
+            /// Merge-path partition of one merge pass.
+            #[unsafe(export_name = concat!("merge_partition_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn part(keys: *mut $K, _vals: *mut $V, n: u64, run: u64, parts: *mut u64) {
+                // SAFETY: the host passes `n` keys and one slot per window.
+                unsafe { partition::<$K>(keys, n, run, parts) }
+            }
+            /// One bitonic merge pass over merge-path windows.
+            #[unsafe(export_name = concat!("merge_pass_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn pass(
+                src_keys: *mut $K,
+                src_vals: *mut $V,
+                dst_keys: *mut $K,
+                dst_vals: *mut $V,
+                n: u64,
+                run: u64,
+                parts: *mut u64,
+            ) {
+                let src = Items { keys: src_keys, vals: src_vals };
+                let dst = Items { keys: dst_keys, vals: dst_vals };
+                // SAFETY: as above.
+                unsafe { merge_pass::<$K, $V>(src, dst, n, run, parts) }
+            }
+        }
+    };
+}
+crate::for_items!(entries);

@@ -1,0 +1,43 @@
+//! `cargo xtask bundle`: everything a GPU machine without Rust needs to run the
+//! GPU test suite and the benchmark, in `bundle/`.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::output;
+
+/// Builds release binaries and writes `bundle/run.sh`.
+pub fn bundle(root: &Path) -> Result<(), String> {
+    let dir = root.join("bundle");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tests")).map_err(|e| e.to_string())?;
+    // Test binaries: cargo prints their paths as JSON artifacts.
+    let json = output(Command::new("cargo").current_dir(root).args([
+        "test",
+        "--release",
+        "--no-run",
+        "--workspace",
+        "--exclude",
+        "xtask",
+        "--message-format=json",
+    ]))?;
+    let mut count = 0;
+    for line in json.lines().filter(|l| l.contains("\"executable\":\"")) {
+        let exe = line.split("\"executable\":\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("");
+        let is_test = line.contains("\"test\":true");
+        if exe.is_empty() || !is_test {
+            continue;
+        }
+        let name = Path::new(exe).file_name().unwrap().to_string_lossy().to_string();
+        std::fs::copy(exe, dir.join("tests").join(&name)).map_err(|e| e.to_string())?;
+        count += 1;
+    }
+    crate::run(Command::new("cargo").current_dir(root).args(["build", "--release", "-p", "warpsort", "--bin", "warpsort"]))?;
+    std::fs::copy(root.join("target/release/warpsort"), dir.join("warpsort")).map_err(|e| e.to_string())?;
+    for f in ["cub_bench.cu"] {
+        std::fs::copy(root.join("xtask/cub").join(f), dir.join(f)).map_err(|e| e.to_string())?;
+    }
+    std::fs::copy(root.join("xtask/run-bundle.sh"), dir.join("run.sh")).map_err(|e| e.to_string())?;
+    println!("bundle/: {count} test binaries, warpsort, cub_bench.cu, run.sh");
+    Ok(())
+}

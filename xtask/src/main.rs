@@ -1,0 +1,58 @@
+//! `cargo xtask`: the build steps cargo alone cannot do.
+//!
+//! - `build-ptx [--check] [--require-ptxas]`: compiles `kernels-gpu` for
+//!   `nvptx64-nvidia-cuda` (one build per target GPU), links the fat-LTO bitcode
+//!   to PTX with llvm-tools' `opt` and `llc` (rustup's `llvm-bitcode-linker`
+//!   is not available), writes it to `host/ptx/`, and runs every kernel through
+//!   `ptxas` for a resource report. `--check` fails when the embedded PTX differs
+//!   from a fresh build; `--require-ptxas` fails when `ptxas` is missing.
+//! - `bundle`: release test and benchmark binaries plus a runner script in
+//!   `bundle/`, for a GPU machine without Rust.
+
+mod bundle;
+mod ptx;
+mod ptxas;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let result = match args.first().map(String::as_str) {
+        Some("build-ptx") => ptx::build(&root(), flag("--check"), flag("--require-ptxas")),
+        Some("bundle") => bundle::bundle(&root()),
+        _ => Err("usage: cargo xtask build-ptx [--check] [--require-ptxas] | bundle".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a command, failing with its name and status.
+pub fn run(cmd: &mut std::process::Command) -> Result<(), String> {
+    let status = cmd.status().map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if status.success() { Ok(()) } else { Err(format!("{:?} failed: {status}", cmd.get_program())) }
+}
+
+/// Runs a command and returns its standard output.
+pub fn output(cmd: &mut std::process::Command) -> Result<String, String> {
+    let out = cmd.output().map_err(|e| format!("cannot run {:?}: {e}", cmd.get_program()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{:?} failed: {}\n{}",
+            cmd.get_program(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+}

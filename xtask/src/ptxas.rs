@@ -1,0 +1,87 @@
+//! `ptxas` as a checker: assembles the PTX for a real GPU and reports each
+//! kernel's registers, shared memory, stack frame and spills. A spill in a
+//! sorting kernel fails the build: the networks must live in registers.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::output;
+
+/// `PTXAS`, `ptxas` on the PATH, or the one in the `nvidia-cuda-nvcc-cu12` wheel.
+pub fn find() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return Some(PathBuf::from("ptxas"));
+    }
+    let script = "import site,sys,os\nfor d in site.getsitepackages()+[site.getusersitepackages()]:\n p=os.path.join(d,'nvidia','cuda_nvcc','bin','ptxas')\n if os.path.exists(p): print(p); sys.exit(0)";
+    let out = Command::new("python3").args(["-c", script]).output().ok()?;
+    let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!p.is_empty()).then(|| PathBuf::from(p))
+}
+
+#[derive(Default)]
+struct Usage {
+    name: String,
+    regs: u32,
+    smem: u32,
+    stack: u32,
+    spill_stores: u32,
+    spill_loads: u32,
+}
+
+fn number_before(line: &str, unit: &str) -> Option<u32> {
+    let i = line.find(unit)?;
+    line[..i].split_whitespace().last()?.parse().ok()
+}
+
+fn parse(log: &str) -> Vec<Usage> {
+    let mut out: Vec<Usage> = Vec::new();
+    for line in log.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            out.push(Usage { name: rest.split('\'').next().unwrap_or("").to_string(), ..Default::default() });
+        } else if let Some(u) = out.last_mut() {
+            if line.contains("bytes stack frame") {
+                u.stack = number_before(line, "bytes stack frame").unwrap_or(0);
+                u.spill_stores = number_before(line, "bytes spill stores").unwrap_or(0);
+                u.spill_loads = number_before(line, "bytes spill loads").unwrap_or(0);
+            } else if line.contains("Used") && line.contains("registers") {
+                u.regs = number_before(line, "registers").unwrap_or(0);
+                u.smem = number_before(line, "bytes smem").unwrap_or(0);
+            }
+        }
+    }
+    out
+}
+
+/// Assembles `ptx` for `arch`, prints the report, fails on a spill.
+pub fn report(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path) -> Result<(), String> {
+    let src = scratch.join("check.ptx");
+    std::fs::write(&src, ptx).map_err(|e| e.to_string())?;
+    let log = output(
+        Command::new(ptxas).args(["-v", &format!("-arch={arch}"), "-o", "/dev/null"]).arg(&src),
+    )?;
+    let usage = parse(&log);
+    let max_regs = usage.iter().map(|u| u.regs).max().unwrap_or(0);
+    let spilling: Vec<&Usage> = usage.iter().filter(|u| u.spill_stores + u.spill_loads > 0).collect();
+    println!("  ptxas {arch}: {} kernels, at most {max_regs} registers, {} spilling", usage.len(), spilling.len());
+    if std::env::var_os("WARPSORT_PTXAS_VERBOSE").is_some() {
+        for u in &usage {
+            println!(
+                "    {:<32} {:>3} regs {:>6} B smem {:>5} B stack {:>4}/{:<4} B spill st/ld",
+                u.name, u.regs, u.smem, u.stack, u.spill_stores, u.spill_loads
+            );
+        }
+    }
+    if let Some(u) = spilling.first() {
+        return Err(format!(
+            "{} spills on {arch} ({} B stores, {} B loads): the network must stay in registers",
+            u.name, u.spill_stores, u.spill_loads
+        ));
+    }
+    if let Some(u) = usage.iter().find(|u| u.stack > 0) {
+        return Err(format!("{} has a {} B stack frame on {arch}: an array went to local memory", u.name, u.stack));
+    }
+    Ok(())
+}
