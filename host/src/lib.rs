@@ -1,1 +1,41 @@
+//! # warpsort
+//!
+//! GPU sorting written entirely in Rust: the kernels (`warpsort-kernels`) are
+//! `no_std` Rust compiled to PTX by rustc's NVPTX backend; this crate embeds
+//! that PTX and drives it through [`cudarc`] (dynamic loading, so building
+//! needs no CUDA toolkit and no GPU).
+//!
+//! - [`Gpu::sort`], [`Gpu::sort_pairs`], [`Gpu::sort_slice`]: full sorts
+//!   (GPU-Warpsort by default; bitonic sorts as [`Algorithm`]s).
+//! - [`Gpu::sort_segments`]: many equal-length rows at once (warp sort up to
+//!   512 items, block sort up to 8192).
+//! - [`Gpu::check`]: verify a result on the GPU.
+//! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`; payload `u32`.
+//!
+//! ```no_run
+//! use warpsort::{Gpu, SortOptions, Order};
+//! let gpu = Gpu::new()?;
+//! let mut v: Vec<f32> = vec![2.0, -1.0, f32::NAN, 0.5];
+//! gpu.sort_slice_with(&mut v, &SortOptions { order: Order::Descending, ..Default::default() })?;
+//! assert!(v[0].is_nan());
+//! # Ok::<(), warpsort::Error>(())
+//! ```
 
+pub mod cpu;
+pub mod data;
+mod error;
+mod gpu;
+mod items;
+mod key;
+mod segments;
+mod sort;
+pub mod verify;
+
+pub use cudarc;
+pub use error::{Error, Result};
+pub use gpu::{DeviceInfo, Gpu, KernelArg, PTX_SM70, PTX_SM90};
+pub use key::{Bits, Order, Payload, SortKey};
+pub use segments::SegmentKernel;
+pub use sort::{Algorithm, SortOptions, device_address};
+pub use verify::Check;
+pub use warpsort_kernels as kernels;

@@ -17,22 +17,24 @@ fn block<K: Key, V: Word>() -> Block<Pair<K, V>> {
     Block { smem: dynamic_smem(), warp: t / WARP_SIZE, lane: t % WARP_SIZE }
 }
 
-/// Sorts every tile of `src` into the same place of `dst` (may be `src`).
-/// A tile is `blockDim * KEYS_PER_LANE` items, a power of two.
+/// Sorts every segment `[s * seg, (s + 1) * seg)` of `src` into the same place
+/// of `dst` (may be `src`), one block each. The network covers a tile of
+/// `blockDim * KEYS_PER_LANE` items (a power of two, at least `seg`); the rest
+/// of the tile is `MAX` pads.
 ///
 /// # Safety
 /// `src` and `dst` hold `n` items; shared memory holds one tile.
 #[inline(always)]
-pub unsafe fn sort_tiles<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n: u64) {
-    let n = n as usize;
+pub unsafe fn sort_tiles<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n: u64, seg: u64) {
+    let (n, seg) = (n as usize, seg as usize);
     let tile = block_dim() as usize * N;
     let b = block::<K, V>();
     let t = thread_idx() as usize;
     let mut tile_idx = block_idx() as usize;
-    while tile_idx * tile < n {
-        let start = tile_idx * tile;
-        let len = tile.min(n - start);
-        // SAFETY: the tile lies inside both arrays; this block owns it.
+    while tile_idx * seg < n {
+        let start = tile_idx * seg;
+        let len = seg.min(n - start);
+        // SAFETY: the segment lies inside both arrays; this block owns it.
         let mut x = unsafe { load_blocked::<K, V, N>(&src.offset(start), t, len) };
         b.sort(&mut x, tile);
         unsafe { store_blocked(&dst.offset(start), t, len, &x) };
@@ -71,7 +73,7 @@ macro_rules! entries {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
         pub mod $sfx {
             use super::*;
-            /// Block sort of tiles of `blockDim * KEYS_PER_LANE` items, `src` to `dst`.
+            /// Block sort of segments of `seg <= blockDim * KEYS_PER_LANE` items, `src` to `dst`.
             #[unsafe(export_name = concat!("block_sort_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn sort(
                 src_keys: *mut $K,
@@ -79,11 +81,12 @@ macro_rules! entries {
                 dst_keys: *mut $K,
                 dst_vals: *mut $V,
                 n: u64,
+                seg: u64,
             ) {
                 let src = Items { keys: src_keys, vals: src_vals };
                 let dst = Items { keys: dst_keys, vals: dst_vals };
                 // SAFETY: the host passes arrays of `n` items and a tile of shared memory.
-                unsafe { sort_tiles::<$K, $V>(src, dst, n) }
+                unsafe { sort_tiles::<$K, $V>(src, dst, n, seg) }
             }
             /// Fused bitonic half-cleaners of strides below BLOCK_TILE.
             #[unsafe(export_name = concat!("bitonic_fused_", stringify!($sfx)))]

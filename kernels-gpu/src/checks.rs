@@ -49,10 +49,16 @@ pub const fn mix64(mut z: u64) -> u64 {
 pub trait Bits64: Copy {
     /// The value as 64 bits.
     fn bits64(self) -> u64;
+    /// Its ordered pattern under `mode` (`ordered::map32`/`map64`), widened.
+    fn ordered(self, mode: u32) -> u64;
 }
 impl Bits64 for () {
     #[inline(always)]
     fn bits64(self) -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn ordered(self, _: u32) -> u64 {
         0
     }
 }
@@ -61,22 +67,31 @@ impl Bits64 for u32 {
     fn bits64(self) -> u64 {
         self as u64
     }
+    #[inline(always)]
+    fn ordered(self, mode: u32) -> u64 {
+        map32(self, mode) as u64
+    }
 }
 impl Bits64 for u64 {
     #[inline(always)]
     fn bits64(self) -> u64 {
         self
     }
+    #[inline(always)]
+    fn ordered(self, mode: u32) -> u64 {
+        map64(self, mode)
+    }
 }
 
-/// Adds to `*descents` the number of `i` with `key(i) > key(i + 1)` and to
+/// Adds to `*descents` the number of `i` with `key(i) > key(i + 1)` (keys
+/// compared by their ordered patterns under `mode`) and to
 /// `*sum` the sum of `mix64(key(i) ^ mix64(val(i)))`. Sorted, with the same
 /// fingerprint as the input, means a correct sort.
 ///
 /// # Safety
 /// `keys` and `vals` hold `n` items; the counters are valid and aligned.
 #[inline(always)]
-pub unsafe fn verify<K: Bits64, V: Bits64>(keys: *const K, vals: *const V, n: u64, descents: *mut u32, sum: *mut u64) {
+pub unsafe fn verify<K: Bits64, V: Bits64>(keys: *const K, vals: *const V, n: u64, mode: u32, descents: *mut u32, sum: *mut u64) {
     let n = n as usize;
     let mut base = global_thread() - lane_id() as usize;
     let mut bad = 0u32;
@@ -90,7 +105,9 @@ pub unsafe fn verify<K: Bits64, V: Bits64>(keys: *const K, vals: *const V, n: u6
             let (k, v) = unsafe { ((*keys.add(i)).bits64(), (*vals.add(i)).bits64()) };
             acc = acc.wrapping_add(mix64(k ^ mix64(v)));
             if i + 1 < n {
-                descent = k > unsafe { *keys.add(i + 1) }.bits64();
+                // SAFETY: i + 1 < n.
+                let (a, b) = unsafe { (*keys.add(i), *keys.add(i + 1)) };
+                descent = a.ordered(mode) > b.ordered(mode);
             }
         }
         bad += warp::popc(descent);
@@ -113,9 +130,9 @@ macro_rules! entries {
             use super::*;
             /// Sortedness and fingerprint of a key(-value) array.
             #[unsafe(export_name = concat!("verify_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn k(keys: *mut $K, vals: *mut $V, n: u64, descents: *mut u32, sum: *mut u64) {
+            pub unsafe extern "ptx-kernel" fn k(keys: *mut $K, vals: *mut $V, n: u64, mode: u32, descents: *mut u32, sum: *mut u64) {
                 // SAFETY: the host passes `n` items and valid counters.
-                unsafe { verify(keys, vals, n, descents, sum) }
+                unsafe { verify(keys, vals, n, mode, descents, sum) }
             }
         }
     };

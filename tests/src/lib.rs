@@ -1,1 +1,134 @@
+//! Shared pieces of the GPU integration tests: one GPU per test binary, the
+//! skip-or-fail rule, and the sizes and distributions every kernel is tried on.
 
+use std::sync::OnceLock;
+
+use warpsort::Gpu;
+pub use warpsort::data::{Dist, keys};
+
+/// Set to `1` to turn "no GPU" from a skip into a failure.
+pub const REQUIRE_GPU: &str = "WARPSORT_REQUIRE_GPU";
+
+/// The GPU, or `None` (with a printed notice) when there is none and
+/// `WARPSORT_REQUIRE_GPU` is not `1`. Panics when a GPU is required but absent.
+pub fn gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| match Gpu::new() {
+        Ok(g) => {
+            eprintln!("warpsort tests on {} (cc {:?}, {} PTX)", g.info().name, g.info().compute_capability, g.info().ptx);
+            Some(g)
+        }
+        Err(e) if std::env::var(REQUIRE_GPU).as_deref() == Ok("1") => {
+            panic!("{REQUIRE_GPU}=1 but no GPU answered: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIPPED: GPU tests need a GPU ({e}); set {REQUIRE_GPU}=1 to make this a failure");
+            None
+        }
+    })
+    .as_ref()
+}
+
+/// Sizes every full sort is tried at: empty, one, around a warp, around the
+/// tiles, powers of two and not.
+pub const SIZES: &[usize] = &[0, 1, 2, 31, 32, 33, 100, 1000, 4095, 4096, 4097, 8192, 65_536, 100_003, 1 << 18, (1 << 20) + 5];
+
+/// A size in the millions, for the sorts built for them.
+pub const LARGE: usize = 1 << 24;
+
+/// A seed that differs per call site but is fixed across runs.
+pub fn seed(tag: &str, n: usize) -> u64 {
+    tag.bytes().fold(n as u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
+}
+
+use warpsort::data::FromPattern;
+use warpsort::{Order, SortKey, SortOptions, cpu};
+
+/// Sorts `dist` keys of type `K` on the GPU with `opts` and compares with the
+/// CPU reference, bit for bit (also checks the GPU verifier agrees).
+pub fn check_sort<K: SortKey>(g: &Gpu, dist: Dist, n: usize, opts: &SortOptions)
+where
+    K::Bits: FromPattern,
+{
+    let input: Vec<K> = keys(dist, n, seed(dist.name(), n));
+    let mut d = g.stream().clone_htod(&input).unwrap();
+    let before = g.check::<K, u32>(&d, None, opts.order).unwrap();
+    g.sort_with(&mut d, opts).unwrap_or_else(|e| panic!("{opts:?} {} n={n} {}: {e}", K::NAME, dist.name()));
+    let after = g.check::<K, u32>(&d, None, opts.order).unwrap();
+    let got = g.stream().clone_dtoh(&d).unwrap();
+    let mut want = input;
+    cpu::sort(&mut want, opts.order);
+    if let Some(i) = got.iter().zip(&want).position(|(a, b)| a.to_bits() != b.to_bits()) {
+        panic!(
+            "{opts:?} {} n={n} {}: GPU result differs from the CPU reference first at {i}: got {:?}, want {:?}",
+            K::NAME,
+            dist.name(),
+            &got[i..(i + 4).min(n)],
+            &want[i..(i + 4).min(n)]
+        );
+    }
+    assert!(after.confirms(&before), "GPU verifier disagrees: {before:?} -> {after:?}");
+}
+
+/// Key-value version of [`check_sort`]: values are the input positions; the
+/// result must pair every key with a value it came with.
+pub fn check_sort_pairs<K: SortKey>(g: &Gpu, dist: Dist, n: usize, opts: &SortOptions)
+where
+    K::Bits: FromPattern,
+{
+    let input: Vec<K> = keys(dist, n, seed(dist.name(), n) ^ 1);
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let mut dk = g.stream().clone_htod(&input).unwrap();
+    let mut dv = g.stream().clone_htod(&vals).unwrap();
+    g.sort_pairs(&mut dk, &mut dv, opts).unwrap_or_else(|e| panic!("pairs {opts:?} n={n}: {e}"));
+    let (ok, ov) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
+    assert_pairs(&input, &ok, &ov, opts.order, &format!("pairs {opts:?} {} n={n} {}", K::NAME, dist.name()));
+}
+
+/// Checks a key-value result whose input values were `0..n`.
+pub fn assert_pairs<K: SortKey>(input: &[K], ok: &[K], ov: &[u32], order: Order, what: &str) {
+    let mut want = input.to_vec();
+    cpu::sort(&mut want, order);
+    assert!(ok.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{what}: keys differ from the CPU reference");
+    let mut seen = vec![false; input.len()];
+    for (k, v) in ok.iter().zip(ov) {
+        let v = *v as usize;
+        assert!(v < input.len() && !seen[v], "{what}: value {v} out of range or repeated");
+        seen[v] = true;
+        assert_eq!(input[v].to_bits(), k.to_bits(), "{what}: value {v} travelled with the wrong key");
+    }
+}
+
+/// Segmented sort against the CPU reference, keys and key-value.
+pub fn check_segments<K: SortKey>(g: &Gpu, dist: Dist, n: usize, seg: usize, order: Order)
+where
+    K::Bits: FromPattern,
+{
+    let input: Vec<K> = keys(dist, n, seed(dist.name(), n + seg));
+    let mut d = g.stream().clone_htod(&input).unwrap();
+    g.sort_segments(&mut d, seg, order).unwrap();
+    let got = g.stream().clone_dtoh(&d).unwrap();
+    let mut want = input.clone();
+    cpu::sort_segments(&mut want, seg, order);
+    if let Some(i) = got.iter().zip(&want).position(|(a, b)| a.to_bits() != b.to_bits()) {
+        panic!(
+            "segments of {seg}, {} n={n} {}: differs from the CPU reference first at {i} (segment {}, offset {}): got {:?}, want {:?}",
+            K::NAME,
+            dist.name(),
+            i / seg,
+            i % seg,
+            &got[i..(i + 4).min(n)],
+            &want[i..(i + 4).min(n)]
+        );
+    }
+    // Key-value: values are positions; each segment's pairs stay in the segment.
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let mut dk = g.stream().clone_htod(&input).unwrap();
+    let mut dv = g.stream().clone_htod(&vals).unwrap();
+    g.sort_segments_pairs(&mut dk, &mut dv, seg, order).unwrap();
+    let (ok, ov) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
+    for (s, ((ik, okk), ovv)) in input.chunks(seg).zip(ok.chunks(seg)).zip(ov.chunks(seg)).enumerate() {
+        let shifted: Vec<u32> = ovv.iter().map(|v| v.wrapping_sub((s * seg) as u32)).collect();
+        assert_pairs(ik, okk, &shifted, order, &format!("segment pairs seg={seg} n={n}"));
+    }
+}

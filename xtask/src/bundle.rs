@@ -6,8 +6,10 @@ use std::process::Command;
 
 use crate::output;
 
-/// Builds release binaries and writes `bundle/run.sh`.
+/// Builds release binaries and writes `bundle/run.sh`. Rebuilds the PTX
+/// first, so that the binaries never embed kernels older than the source.
 pub fn bundle(root: &Path) -> Result<(), String> {
+    crate::ptx::build(root, false, false)?;
     let dir = root.join("bundle");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("tests")).map_err(|e| e.to_string())?;
@@ -34,8 +36,9 @@ pub fn bundle(root: &Path) -> Result<(), String> {
     }
     crate::run(Command::new("cargo").current_dir(root).args(["build", "--release", "-p", "warpsort", "--bin", "warpsort"]))?;
     std::fs::copy(root.join("target/release/warpsort"), dir.join("warpsort")).map_err(|e| e.to_string())?;
-    for f in ["cub_bench.cu"] {
-        std::fs::copy(root.join("xtask/cub").join(f), dir.join(f)).map_err(|e| e.to_string())?;
+    let cub = root.join("xtask/cub/cub_bench.cu");
+    if cub.exists() {
+        std::fs::copy(&cub, dir.join("cub_bench.cu")).map_err(|e| e.to_string())?;
     }
     std::fs::copy(root.join("xtask/run-bundle.sh"), dir.join("run.sh")).map_err(|e| e.to_string())?;
     println!("bundle/: {count} test binaries, warpsort, cub_bench.cu, run.sh");

@@ -1,0 +1,289 @@
+//! The benchmark: warpsort's algorithms beside NVIDIA CUB on the same GPU, the
+//! same inputs, timed the same way (CUDA events around the sort only, the input
+//! restored from a pristine copy before each run, warm-up, median of `reps`).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+
+use warpsort::cudarc::driver::CudaSlice;
+use warpsort::data::{Dist, FromPattern, keys};
+use warpsort::{Algorithm, Gpu, Order, Result, SortKey, SortOptions};
+
+pub struct Options {
+    quick: bool,
+    reps: usize,
+    cub: Option<PathBuf>,
+    out: PathBuf,
+    suites: Vec<String>,
+}
+
+impl Options {
+    pub fn parse(args: &[String]) -> std::result::Result<Self, String> {
+        let mut o = Options { quick: false, reps: 10, cub: None, out: PathBuf::from("."), suites: Vec::new() };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            let mut val = || it.next().cloned().ok_or(format!("{a} needs a value"));
+            match a.as_str() {
+                "--quick" => o.quick = true,
+                "--reps" => o.reps = val()?.parse().map_err(|e| format!("--reps: {e}"))?,
+                "--cub" => o.cub = Some(PathBuf::from(val()?)),
+                "--out" => o.out = PathBuf::from(val()?),
+                "--suite" => o.suites = val()?.split(',').map(str::to_string).collect(),
+                _ => return Err(format!("unknown option {a}")),
+            }
+        }
+        o.reps = o.reps.max(1);
+        Ok(o)
+    }
+
+    fn wants(&self, suite: &str) -> bool {
+        self.suites.is_empty() || self.suites.iter().any(|s| s == suite)
+    }
+}
+
+/// One measured row.
+struct Row {
+    suite: &'static str,
+    algo: String,
+    dtype: &'static str,
+    pairs: bool,
+    dist: &'static str,
+    n: usize,
+    ms: f64,
+    /// Bytes moved per key for GB/s (read + write of keys and values, once).
+    bytes_per_key: usize,
+    verified: bool,
+}
+
+struct Bench<'a> {
+    gpu: &'a Gpu,
+    opts: &'a Options,
+    rows: Vec<Row>,
+    log: std::fs::File,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+impl Bench<'_> {
+    /// Times `f` on a fresh copy of `pristine` (restored before every run, untimed).
+    fn time<K: SortKey>(
+        &self,
+        pristine: &CudaSlice<K>,
+        work: &mut CudaSlice<K>,
+        mut f: impl FnMut(&mut CudaSlice<K>) -> Result<()>,
+    ) -> Result<f64> {
+        let s = self.gpu.stream();
+        let ctx = self.gpu.context();
+        let flags = Some(warpsort::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let (start, stop) = (ctx.new_event(flags)?, ctx.new_event(flags)?);
+        let mut times = Vec::new();
+        for i in 0..self.opts.reps + 2 {
+            s.memcpy_dtod(pristine, work)?;
+            start.record(s)?;
+            f(work)?;
+            stop.record(s)?;
+            stop.synchronize()?;
+            if i >= 2 {
+                times.push(start.elapsed_ms(&stop)? as f64);
+            }
+        }
+        Ok(median(times))
+    }
+
+    fn push(&mut self, r: Row) {
+        let rate = r.n as f64 / (r.ms / 1e3);
+        let gbs = (r.n * r.bytes_per_key) as f64 / (r.ms / 1e3) / 1e9;
+        println!(
+            "{:<9} {:<22} {:<4} {:<5} {:<10} {:>11} {:>10.3} ms {:>8.2} Gkeys/s {:>8.1} GB/s  {}",
+            r.suite,
+            r.algo,
+            r.dtype,
+            if r.pairs { "pairs" } else { "keys" },
+            r.dist,
+            r.n,
+            r.ms,
+            rate / 1e9,
+            gbs,
+            if r.verified { "verified" } else { "WRONG" }
+        );
+        let _ = writeln!(
+            self.log,
+            "{{\"suite\":\"{}\",\"algo\":\"{}\",\"dtype\":\"{}\",\"pairs\":{},\"dist\":\"{}\",\"n\":{},\"ms\":{:.6},\"keys_per_s\":{:.1},\"gb_per_s\":{:.3},\"verified\":{},\"gpu\":\"{}\"}}",
+            r.suite, r.algo, r.dtype, r.pairs, r.dist, r.n, r.ms, rate, gbs, r.verified, self.gpu.info().name
+        );
+        self.rows.push(r);
+    }
+
+    /// Runs one warpsort sort (keys or pairs) and pushes its row.
+    fn sort_row<K: SortKey>(&mut self, suite: &'static str, algo: Algorithm, dist: Dist, n: usize, pairs: bool, input: &[K]) -> Result<()> {
+        let s = self.gpu.stream().clone();
+        let pristine = s.clone_htod(input)?;
+        let mut work = s.clone_dtod(&pristine)?;
+        let vals_init: Vec<u32> = (0..n as u32).collect();
+        let vals_pristine = s.clone_htod(&vals_init)?;
+        let mut vals = s.clone_dtod(&vals_pristine)?;
+        let opts = SortOptions::algorithm(algo);
+        let before = self.gpu.check(&pristine, pairs.then_some(&vals_pristine), Order::Ascending)?;
+        let gpu = self.gpu;
+        let ms = self.time(&pristine, &mut work, |w| {
+            if pairs {
+                s.memcpy_dtod(&vals_pristine, &mut vals)?;
+                gpu.sort_pairs(w, &mut vals, &opts)
+            } else {
+                gpu.sort_with(w, &opts)
+            }
+        })?;
+        let after = self.gpu.check(&work, pairs.then_some(&vals), Order::Ascending)?;
+        let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
+        self.push(Row { suite, algo: algo.name().into(), dtype: K::NAME, pairs, dist: dist.name(), n, ms, bytes_per_key: bytes, verified: after.confirms(&before) });
+        Ok(())
+    }
+
+    /// Runs the CUB harness on the same input and pushes its rows.
+    fn cub_rows<K: SortKey>(&mut self, suite: &'static str, dist: Dist, pairs: bool, input: &[K], segments: Option<&[u32]>) {
+        let Some(cub) = self.opts.cub.clone() else { return };
+        let dir = std::env::temp_dir();
+        let file = dir.join("warpsort-cub-input.bin");
+        // SAFETY: SortKey types are plain old data; the bytes are the keys' representation.
+        let bytes = unsafe { std::slice::from_raw_parts(input.as_ptr() as *const u8, std::mem::size_of_val(input)) };
+        if std::fs::write(&file, bytes).is_err() {
+            return;
+        }
+        let mut cmd = Command::new(&cub);
+        cmd.arg(&file).arg(K::NAME).arg(if pairs { "1" } else { "0" }).arg(self.opts.reps.max(10).to_string());
+        if let Some(seg) = segments {
+            let sf = dir.join("warpsort-cub-segments.bin");
+            let sb: Vec<u8> = seg.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let _ = std::fs::write(&sf, sb);
+            cmd.arg(sf);
+        }
+        let out = match cmd.output() {
+            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
+            Ok(o) => {
+                eprintln!("cub_bench failed: {}", String::from_utf8_lossy(&o.stderr));
+                return;
+            }
+            Err(e) => {
+                eprintln!("cannot run {}: {e}", cub.display());
+                return;
+            }
+        };
+        for line in out.lines() {
+            let field = |k: &str| line.split(&format!("\"{k}\":")).nth(1).map(|s| s.trim_start_matches('"').split(['"', ',', '}']).next().unwrap_or("").to_string());
+            let (Some(algo), Some(ms)) = (field("algo"), field("ms_median").and_then(|m| m.parse::<f64>().ok())) else { continue };
+            let verified = field("verified").as_deref() == Some("true");
+            let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
+            self.push(Row { suite, algo, dtype: K::NAME, pairs, dist: dist.name(), n: input.len(), ms, bytes_per_key: bytes, verified });
+        }
+    }
+}
+
+fn progress(msg: &str) {
+    eprintln!("[bench] {msg}");
+}
+
+fn sizes(opts: &Options) -> Vec<usize> {
+    if opts.quick { vec![1 << 20, 1 << 22, 1 << 24] } else { vec![1 << 20, 1 << 22, 1 << 24, 1 << 26] }
+}
+
+fn input<K: SortKey>(dist: Dist, n: usize) -> Vec<K>
+where
+    K::Bits: FromPattern,
+{
+    keys(dist, n, 42 + n as u64)
+}
+
+pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
+    let info = gpu.info().clone();
+    println!("GPU: {} (cc {}.{}, {} SMs, {} PTX)", info.name, info.compute_capability.0, info.compute_capability.1, info.sms, info.ptx);
+    let _ = std::fs::create_dir_all(&opts.out);
+    let log = std::fs::File::create(opts.out.join("results.jsonl")).map_err(|e| warpsort::Error::PtxLoad(format!("results file: {e}")))?;
+    let mut b = Bench { gpu, opts, rows: Vec::new(), log };
+    let s = gpu.stream().clone();
+
+    // Device-to-device copy: the bandwidth ceiling every sort is compared with.
+    let copy_n = 1usize << 26;
+    let mut copy_gbs = 0.0;
+    if opts.wants("copy") || opts.wants("warp") {
+        progress("device-to-device copy");
+        let src = s.clone_htod(&input::<u32>(Dist::Uniform, copy_n))?;
+        let mut dst = s.clone_dtod(&src)?;
+        let mut scratch = s.clone_dtod(&src)?;
+        let ms = b.time(&src, &mut scratch, |_| Ok(s.memcpy_dtod(&src, &mut dst)?))?;
+        // The timed region is one copy of `copy_n` keys: read + write.
+        copy_gbs = (copy_n * 8) as f64 / (ms / 1e3) / 1e9;
+        b.push(Row { suite: "copy", algo: "memcpy-dtod".into(), dtype: "u32", pairs: false, dist: "uniform", n: copy_n, ms, bytes_per_key: 8, verified: true });
+    }
+
+    if opts.wants("warp") {
+        progress("warp sort of 2^26 keys in 32-key segments");
+        for seg in [32usize, 128, 512, 4096] {
+            let keys_in = input::<u32>(Dist::Uniform, copy_n);
+            let pristine = s.clone_htod(&keys_in)?;
+            let mut work = s.clone_dtod(&pristine)?;
+            let ms = b.time(&pristine, &mut work, |w| gpu.sort_segments(w, seg, Order::Ascending))?;
+            let mut host = s.clone_dtoh(&work)?;
+            let ok = host.chunks(seg).all(|c| c.is_sorted());
+            let mut want = keys_in;
+            warpsort::cpu::sort_segments(&mut want, seg, Order::Ascending);
+            let verified = ok && {
+                host.sort_unstable();
+                want.sort_unstable();
+                host == want
+            };
+            let kind = warpsort::SegmentKernel::for_len(seg)?;
+            let algo = match kind {
+                warpsort::SegmentKernel::Warp { .. } => format!("warp-sort seg={seg}"),
+                warpsort::SegmentKernel::Block { .. } => format!("block-sort seg={seg}"),
+            };
+            b.push(Row { suite: "segments", algo, dtype: "u32", pairs: false, dist: "uniform", n: copy_n, ms, bytes_per_key: 8, verified });
+            if seg == 32 && copy_gbs > 0.0 {
+                let gbs = (copy_n * 8) as f64 / (ms / 1e3) / 1e9;
+                println!("          warp sort (32-key segments) at {:.0}% of the device-to-device copy bandwidth ({gbs:.0} of {copy_gbs:.0} GB/s)", 100.0 * gbs / copy_gbs);
+            }
+        }
+    }
+
+    if opts.wants("sizes") {
+        for n in sizes(opts) {
+            progress(&format!("full sorts, n = 2^{}", n.trailing_zeros()));
+            let keys_in = input::<u32>(Dist::Uniform, n);
+            for pairs in [false, true] {
+                b.sort_row("sizes", Algorithm::WarpSort, Dist::Uniform, n, pairs, &keys_in)?;
+                b.sort_row("sizes", Algorithm::Bitonic, Dist::Uniform, n, pairs, &keys_in)?;
+                b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None);
+            }
+        }
+    }
+
+    if opts.wants("naive") {
+        let n = 1 << 24;
+        progress("fused against naive bitonic sort, n = 2^24");
+        let keys_in = input::<u32>(Dist::Uniform, n);
+        b.sort_row("naive", Algorithm::Bitonic, Dist::Uniform, n, false, &keys_in)?;
+        b.sort_row("naive", Algorithm::BitonicNaive, Dist::Uniform, n, false, &keys_in)?;
+        let (f, nv) = (b.rows[b.rows.len() - 2].ms, b.rows[b.rows.len() - 1].ms);
+        println!("          fused bitonic is {:.1}x the naive one-launch-per-stage sort", nv / f);
+    }
+
+    if opts.wants("dists") {
+        let n = 1 << 24;
+        for dist in Dist::ALL {
+            progress(&format!("distribution {}, n = 2^24", dist.name()));
+            let keys_in = input::<u32>(dist, n);
+            b.sort_row("dists", Algorithm::WarpSort, dist, n, false, &keys_in)?;
+            b.cub_rows("dists", dist, false, &keys_in, None);
+        }
+    }
+
+    let wrong = b.rows.iter().filter(|r| !r.verified).count();
+    println!("{} measurements, {} unverified; results in {}", b.rows.len(), wrong, opts.out.join("results.jsonl").display());
+    if wrong > 0 {
+        return Err(warpsort::Error::PtxLoad(format!("{wrong} results failed verification")));
+    }
+    Ok(())
+}

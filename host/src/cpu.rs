@@ -1,0 +1,80 @@
+//! CPU references: what every kernel must compute, written the obvious way.
+
+use crate::key::{Order, SortKey};
+
+/// The reference sort (stable, so key-value results compare exactly after
+/// grouping equal keys).
+///
+/// ```
+/// let mut v = vec![f32::NAN, -0.0, 0.0, f32::NEG_INFINITY];
+/// warpsort::cpu::sort(&mut v, warpsort::Order::Ascending);
+/// assert_eq!(v[0], f32::NEG_INFINITY);
+/// assert!(v[3].is_nan());
+/// ```
+pub fn sort<K: SortKey>(keys: &mut [K], order: Order) {
+    match order {
+        Order::Ascending => keys.sort_by(|a, b| a.key_cmp(b)),
+        Order::Descending => keys.sort_by(|a, b| b.key_cmp(a)),
+    }
+}
+
+/// Sorts each `seg_len` chunk independently.
+pub fn sort_segments<K: SortKey>(keys: &mut [K], seg_len: usize, order: Order) {
+    for chunk in keys.chunks_mut(seg_len.max(1)) {
+        sort(chunk, order);
+    }
+}
+
+/// Reference key-value sort (stable).
+pub fn sort_pairs<K: SortKey, V: Copy>(keys: &mut [K], vals: &mut [V], order: Order) {
+    let mut pairs: Vec<(K, V)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+    match order {
+        Order::Ascending => pairs.sort_by(|a, b| a.0.key_cmp(&b.0)),
+        Order::Descending => pairs.sort_by(|a, b| b.0.key_cmp(&a.0)),
+    }
+    for (i, (k, v)) in pairs.into_iter().enumerate() {
+        keys[i] = k;
+        vals[i] = v;
+    }
+}
+
+/// Whether a key-value result is a correct (not necessarily stable) sort of
+/// the input: keys equal to the reference's, and each (key, value) pair of
+/// the output a pair of the input, each used once.
+pub fn is_pair_sort_of<K: SortKey, V: Copy + Ord>(in_keys: &[K], in_vals: &[V], out_keys: &[K], out_vals: &[V], order: Order) -> bool {
+    let mut ref_keys = in_keys.to_vec();
+    sort(&mut ref_keys, order);
+    if ref_keys.iter().zip(out_keys).any(|(a, b)| a.key_cmp(b).is_ne()) || out_keys.len() != in_keys.len() {
+        return false;
+    }
+    let bits = |k: &[K], v: &[V]| {
+        let mut p: Vec<(u64, V)> = k.iter().map(|k| format!("{:?}", k.to_bits())).map(|s| fx(&s)).zip(v.iter().copied()).collect();
+        p.sort_unstable();
+        p
+    };
+    bits(in_keys, in_vals) == bits(out_keys, out_vals)
+}
+
+fn fx(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The warp shuffles, as the probe kernels apply them to each warp of `x`.
+pub mod warp {
+    /// `shfl.sync.idx` from `src`.
+    pub fn shfl<T: Copy>(x: &[T], src: u32) -> Vec<T> {
+        x.chunks(32).flat_map(|w| (0..w.len()).map(move |_| w[src as usize % 32])).collect()
+    }
+    /// `shfl.sync.up`: lanes below `d` keep their own.
+    pub fn shfl_up<T: Copy>(x: &[T], d: u32) -> Vec<T> {
+        x.chunks(32).flat_map(|w| (0..w.len()).map(move |l| if l >= d as usize { w[l - d as usize] } else { w[l] })).collect()
+    }
+    /// `shfl.sync.down`: lanes past `31 - d` keep their own.
+    pub fn shfl_down<T: Copy>(x: &[T], d: u32) -> Vec<T> {
+        x.chunks(32).flat_map(|w| (0..w.len()).map(move |l| if l + (d as usize) < 32 { w[l + d as usize] } else { w[l] })).collect()
+    }
+    /// `shfl.sync.bfly` with `mask`.
+    pub fn shfl_xor<T: Copy>(x: &[T], mask: u32) -> Vec<T> {
+        x.chunks(32).flat_map(|w| (0..w.len()).map(move |l| w[l ^ mask as usize])).collect()
+    }
+}

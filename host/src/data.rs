@@ -1,0 +1,148 @@
+//! Test and benchmark inputs: the distributions of the GPU sorting literature
+//! (uniform, sorted, reverse, all equal, few unique, Gaussian, bucket,
+//! staggered), deterministic from a seed, for any key type.
+
+use crate::key::{Bits, SortKey};
+
+/// A key distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dist {
+    /// Every bit pattern equally likely (NaNs and infinities included for floats).
+    Uniform,
+    /// Uniform, then sorted ascending.
+    Sorted,
+    /// Uniform, then sorted descending.
+    Reverse,
+    /// One key repeated (the paper's "zero" distribution).
+    AllEqual,
+    /// 16 distinct keys.
+    FewUnique,
+    /// The mean of four uniform keys (Helman et al.'s Gaussian).
+    Gaussian,
+    /// `p = 32` chunks, each spread evenly over all `p` buckets of the key range.
+    Bucket,
+    /// `p = 32` chunks, chunk `i` drawn from one bucket, staggered (Helman et al.).
+    Staggered,
+}
+
+impl Dist {
+    /// Every distribution.
+    pub const ALL: [Dist; 8] = [
+        Dist::Uniform,
+        Dist::Sorted,
+        Dist::Reverse,
+        Dist::AllEqual,
+        Dist::FewUnique,
+        Dist::Gaussian,
+        Dist::Bucket,
+        Dist::Staggered,
+    ];
+
+    /// Short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dist::Uniform => "uniform",
+            Dist::Sorted => "sorted",
+            Dist::Reverse => "reverse",
+            Dist::AllEqual => "all-equal",
+            Dist::FewUnique => "few-unique",
+            Dist::Gaussian => "gaussian",
+            Dist::Bucket => "bucket",
+            Dist::Staggered => "staggered",
+        }
+    }
+
+    /// By short name.
+    pub fn from_name(s: &str) -> Option<Dist> {
+        Dist::ALL.into_iter().find(|d| d.name() == s)
+    }
+}
+
+/// splitmix64: a small, fast, seedable generator.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// `n` ordered patterns (64-bit, high bits significant) from `dist`.
+fn ordered64(dist: Dist, n: usize, seed: u64) -> Vec<u64> {
+    const P: usize = 32;
+    let mut rng = Rng::new(seed);
+    let bucket = |b: usize, r: u64| ((b as u64) << 59) | (r >> 5); // bucket b of 32 over the range
+    let mut v: Vec<u64> = match dist {
+        Dist::Uniform | Dist::Sorted | Dist::Reverse => (0..n).map(|_| rng.next_u64()).collect(),
+        Dist::AllEqual => vec![rng.next_u64(); n],
+        Dist::FewUnique => {
+            let vals: Vec<u64> = (0..16).map(|_| rng.next_u64()).collect();
+            (0..n).map(|_| vals[(rng.next_u64() >> 60) as usize]).collect()
+        }
+        Dist::Gaussian => (0..n)
+            .map(|_| ((0..4).map(|_| (rng.next_u64() >> 2) as u128).sum::<u128>()) as u64)
+            .collect(),
+        Dist::Bucket => {
+            let chunk = n.div_ceil(P).max(1);
+            (0..n).map(|i| bucket((i % chunk) * P / chunk, rng.next_u64())).collect()
+        }
+        Dist::Staggered => {
+            let chunk = n.div_ceil(P).max(1);
+            (0..n)
+                .map(|i| {
+                    let c = i / chunk;
+                    let b = if c < P / 2 { 2 * c + 1 } else { 2 * c - P };
+                    bucket(b % P, rng.next_u64())
+                })
+                .collect()
+        }
+    };
+    match dist {
+        Dist::Sorted => v.sort_unstable(),
+        Dist::Reverse => v.sort_unstable_by(|a, b| b.cmp(a)),
+        _ => {}
+    }
+    v
+}
+
+/// Narrows a 64-bit ordered pattern to a key type's width (high bits kept).
+pub trait FromPattern: Bits {
+    /// The pattern's high bits.
+    fn from_pattern(p: u64) -> Self;
+}
+impl FromPattern for u32 {
+    fn from_pattern(p: u64) -> Self {
+        (p >> 32) as u32
+    }
+}
+impl FromPattern for u64 {
+    fn from_pattern(p: u64) -> Self {
+        p
+    }
+}
+
+/// `n` keys of type `K` from `dist`: the distribution is laid over the key
+/// type's order (so "sorted" is sorted as the sort sees it, and float keys
+/// cover NaNs, infinities and both zeros).
+///
+/// ```
+/// use warpsort::data::{keys, Dist};
+/// let v: Vec<f32> = keys(Dist::Sorted, 1000, 7);
+/// assert!(v.windows(2).all(|w| w[0].total_cmp(&w[1]).is_le()));
+/// ```
+pub fn keys<K: SortKey>(dist: Dist, n: usize, seed: u64) -> Vec<K>
+where
+    K::Bits: FromPattern,
+{
+    ordered64(dist, n, seed).into_iter().map(|p| K::from_ordered(K::Bits::from_pattern(p))).collect()
+}

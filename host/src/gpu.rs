@@ -1,0 +1,190 @@
+//! The GPU handle: context, stream, the loaded PTX module and kernel launches.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+
+use crate::error::{Error, Result};
+
+/// PTX compiled for Volta and later (the driver JIT-compiles it for newer GPUs).
+pub const PTX_SM70: &str = include_str!("../ptx/warpsort_sm70.ptx");
+/// PTX scheduled for Hopper (compute capability 9.0 and later).
+pub const PTX_SM90: &str = include_str!("../ptx/warpsort_sm90.ptx");
+
+/// What the benchmark and the docs say about the device.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sms: u32,
+    /// Which embedded PTX was loaded ("sm_70" or "sm_90").
+    pub ptx: &'static str,
+    /// Largest dynamic shared memory a block may opt into, bytes.
+    pub max_smem: u32,
+}
+
+/// A GPU with warpsort's kernels loaded, and the stream its work runs on.
+///
+/// ```no_run
+/// let gpu = warpsort::Gpu::new()?;
+/// let mut keys = vec![3u32, 1, 2];
+/// gpu.sort_slice(&mut keys)?;
+/// assert_eq!(keys, [1, 2, 3]);
+/// # Ok::<(), warpsort::Error>(())
+/// ```
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    info: DeviceInfo,
+}
+
+/// A raw device pointer passed to a kernel (0 for "no payload").
+pub(crate) type DevPtr = u64;
+
+/// A kernel argument for [`Gpu::launch_kernel`].
+pub type KernelArg = Arg;
+
+impl Gpu {
+    /// Opens GPU 0 on its default stream.
+    pub fn new() -> Result<Self> {
+        Self::with_device(0)
+    }
+
+    /// Opens GPU `ordinal` on its default stream. Fails with [`Error::NoDriver`]
+    /// when `libcuda` is missing (cudarc would panic) and [`Error::NoDevice`]
+    /// when the driver sees no GPU.
+    pub fn with_device(ordinal: usize) -> Result<Self> {
+        // SAFETY: only probes whether libcuda can be opened.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoDriver);
+        }
+        let count = CudaContext::device_count().map_err(|_| Error::NoDevice)?;
+        if count <= ordinal as i32 {
+            return Err(Error::NoDevice);
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        // One stream orders all of warpsort's work; per-buffer events are not needed.
+        // SAFETY: warpsort never shares its buffers across streams without the
+        // caller's own synchronisation.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        Self::load(ctx, stream)
+    }
+
+    /// Runs on the caller's stream (for asynchronous use beside other work).
+    /// Every call then is ordered on that stream; results read back through
+    /// host slices synchronise it.
+    pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Self> {
+        Self::load(self.ctx.clone(), stream)
+    }
+
+    fn load(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<Self> {
+        let cc = ctx.compute_capability()?;
+        let (src, ptx) = if cc.0 >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
+        let module = ctx.load_module(Ptx::from_src(src)).map_err(|e| Error::PtxLoad(e.to_string()))?;
+        let info = DeviceInfo {
+            name: ctx.name()?,
+            compute_capability: cc,
+            sms: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            ptx,
+            max_smem: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
+        };
+        Ok(Gpu { ctx, stream, module, functions: Mutex::new(HashMap::new()), info })
+    }
+
+    /// The device's name and properties.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The stream warpsort's work runs on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// Waits for all of warpsort's queued work.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// A kernel by name, loaded once (and allowed the device's full shared memory).
+    pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
+        let mut map = self.functions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = map.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self.module.load_function(name).map_err(|e| Error::PtxLoad(format!("kernel {name}: {e}")))?;
+        f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.info.max_smem as i32)?;
+        map.insert(name.to_string(), f.clone());
+        Ok(f)
+    }
+
+    /// Launches `name` with `grid` blocks of `block` threads, `smem` bytes of
+    /// dynamic shared memory, and `args` (device pointers and scalars).
+    pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, smem: u32, args: &[Arg]) -> Result<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let f = self.function(name)?;
+        let mut b = self.stream.launch_builder(&f);
+        for a in args {
+            match a {
+                Arg::U32(v) => b.arg(v),
+                Arg::U64(v) => b.arg(v),
+            };
+        }
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem };
+        // SAFETY: every kernel of warpsort's PTX takes exactly the pointer and
+        // scalar arguments its host launcher passes, in order; pointers come from
+        // live allocations of at least the lengths passed beside them.
+        unsafe { b.launch(cfg) }?;
+        Ok(())
+    }
+
+    /// Launches any kernel of the embedded PTX by name: for tests and for
+    /// authors adding kernels (`args` are 64-bit pointers/scalars or 32-bit scalars).
+    ///
+    /// # Safety
+    /// `args` must match the kernel's parameters in number, order and size, and
+    /// every pointer must address a live allocation large enough for what the
+    /// kernel touches with this launch shape.
+    #[doc(hidden)]
+    pub unsafe fn launch_kernel(&self, name: &str, grid: u32, block: u32, smem: u32, args: &[KernelArg]) -> Result<()> {
+        self.launch(name, grid, block, smem, args)
+    }
+
+    /// The device address of a buffer (for [`Gpu::launch_kernel`]).
+    pub fn ptr<T, S: DevicePtr<T>>(&self, s: &S) -> DevPtr {
+        let (p, _sync) = s.device_ptr(&self.stream);
+        p
+    }
+}
+
+/// A kernel argument.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    /// A 32-bit scalar.
+    U32(u32),
+    /// A 64-bit scalar or a device pointer.
+    U64(u64),
+}
+
+/// Blocks of `threads` covering `work` threads' worth of work, capped for
+/// grid-stride kernels.
+pub(crate) fn blocks_for(work: usize, threads: u32) -> u32 {
+    work.div_ceil(threads as usize).clamp(1, i32::MAX as usize) as u32
+}

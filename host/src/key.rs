@@ -1,0 +1,110 @@
+//! What the host sorts: key types mapped onto the unsigned patterns the kernels
+//! order (`warpsort_kernels::ordered`), and payload types.
+
+use std::cmp::Ordering;
+use std::fmt::Debug;
+
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+use warpsort_kernels::ordered::{self, mode};
+
+/// The unsigned word a key is sorted as on the device: `u32` or `u64`.
+pub trait Bits: DeviceRepr + ValidAsZeroBits + Copy + Ord + Debug + Send + Sync + 'static {
+    /// Kernel-name suffix (`u32`, `u64`).
+    const SUFFIX: &'static str;
+    /// Applies a key mapping (`ordered::mode` bits).
+    fn map(self, mode: u32) -> Self;
+}
+impl Bits for u32 {
+    const SUFFIX: &'static str = "u32";
+    fn map(self, m: u32) -> Self {
+        ordered::map32(self, m)
+    }
+}
+impl Bits for u64 {
+    const SUFFIX: &'static str = "u64";
+    fn map(self, m: u32) -> Self {
+        ordered::map64(self, m)
+    }
+}
+
+/// A key type warpsort sorts. Adding a type is one impl: its bit width and how
+/// its bits map onto an unsigned order.
+///
+/// ```
+/// use warpsort::SortKey;
+/// use std::cmp::Ordering;
+/// assert_eq!((-0.0f32).key_cmp(&0.0), Ordering::Less); // total order, as f32::total_cmp
+/// assert_eq!(f32::NAN.key_cmp(&f32::INFINITY), Ordering::Greater);
+/// ```
+pub trait SortKey: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + Debug + Send + Sync + 'static {
+    /// The device word.
+    type Bits: Bits;
+    /// Name used in reports.
+    const NAME: &'static str;
+    /// How the bits map onto the unsigned order (`ordered::mode` bits).
+    const MODE: u32;
+    /// The raw bits.
+    fn to_bits(self) -> Self::Bits;
+    /// From raw bits.
+    fn from_bits(b: Self::Bits) -> Self;
+    /// The sort order (IEEE total order for floats).
+    fn key_cmp(&self, other: &Self) -> Ordering {
+        self.to_bits().map(Self::MODE).cmp(&other.to_bits().map(Self::MODE))
+    }
+    /// The key whose ordered pattern is `o` (every pattern is some key).
+    fn from_ordered(o: Self::Bits) -> Self {
+        Self::from_bits(o.map(Self::MODE | mode::DECODE))
+    }
+}
+
+macro_rules! key {
+    ($t:ty, $bits:ty, $mode:expr, |$x:ident| $to:expr, |$b:ident| $from:expr) => {
+        impl SortKey for $t {
+            type Bits = $bits;
+            const NAME: &'static str = stringify!($t);
+            const MODE: u32 = $mode;
+            fn to_bits(self) -> $bits {
+                let $x = self;
+                $to
+            }
+            fn from_bits($b: $bits) -> Self {
+                $from
+            }
+        }
+    };
+}
+key!(u32, u32, 0, |x| x, |b| b);
+key!(i32, u32, mode::SIGNED, |x| x as u32, |b| b as i32);
+key!(f32, u32, mode::FLOAT, |x| x.to_bits(), |b| f32::from_bits(b));
+key!(u64, u64, 0, |x| x, |b| b);
+key!(i64, u64, mode::SIGNED, |x| x as u64, |b| b as i64);
+key!(f64, u64, mode::FLOAT, |x| x.to_bits(), |b| f64::from_bits(b));
+
+/// A payload that travels with its key in a key-value sort.
+pub trait Payload: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + Debug + Send + Sync + 'static {
+    /// Kernel-name suffix.
+    const SUFFIX: &'static str;
+}
+impl Payload for u32 {
+    const SUFFIX: &'static str = "u32";
+}
+
+/// Sort direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Order {
+    /// Smallest first.
+    #[default]
+    Ascending,
+    /// Largest first.
+    Descending,
+}
+
+impl Order {
+    /// The key-mapping bits for this order.
+    pub(crate) fn mode(self) -> u32 {
+        match self {
+            Order::Ascending => 0,
+            Order::Descending => mode::DESCENDING,
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Batched sorts of many equal-length segments (as `torch.sort` along the last
+//! dimension): a warp per segment up to 512 items, a block per segment up to
+//! 8192.
+
+use cudarc::driver::CudaSlice;
+use warpsort_kernels::config::{
+    BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, WARP_KERNEL_THREADS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE,
+    WARP_SORT_MAX_SEGMENT,
+};
+
+use crate::error::{Error, Result};
+use crate::gpu::{Arg, Gpu, blocks_for};
+use crate::items::RawItems;
+use crate::key::{Order, Payload, SortKey};
+
+/// Which kernel sorts segments of a given length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentKernel {
+    /// One warp per segment, `32 * keys_per_lane` items in registers.
+    Warp {
+        /// Items per lane.
+        keys_per_lane: u32,
+    },
+    /// One block per segment, a power-of-two tile in shared memory and registers.
+    Block {
+        /// Items in the block's tile.
+        tile: u32,
+    },
+}
+
+impl SegmentKernel {
+    /// The kernel for segments of `len` items, or an error past the block sort's limit.
+    pub fn for_len(len: usize) -> Result<Self> {
+        if len == 0 || len > BLOCK_SORT_MAX_TILE as usize {
+            return Err(Error::BadSegment { len, max: BLOCK_SORT_MAX_TILE as usize });
+        }
+        if len <= WARP_SORT_MAX_SEGMENT as usize {
+            let k = WARP_SORT_KEYS_PER_LANE.into_iter().find(|k| (WARP_SIZE * k) as usize >= len).unwrap();
+            Ok(SegmentKernel::Warp { keys_per_lane: k })
+        } else {
+            Ok(SegmentKernel::Block { tile: (len.next_power_of_two() as u32).max(BLOCK_SORT_MIN_TILE) })
+        }
+    }
+}
+
+impl Gpu {
+    /// Sorts every segment `[i * seg_len, (i + 1) * seg_len)` of `keys`
+    /// independently (the last may be shorter).
+    ///
+    /// ```no_run
+    /// use warpsort::Order;
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut rows = gpu.stream().clone_htod(&[3u32, 1, 2, 9, 8, 7])?;
+    /// gpu.sort_segments(&mut rows, 3, Order::Ascending)?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&rows)?, [1, 2, 3, 7, 8, 9]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_segments<K: SortKey>(&self, keys: &mut CudaSlice<K>, seg_len: usize, order: Order) -> Result<()> {
+        let items = RawItems::keys(self, keys);
+        self.sort_segment_items::<K>(&items, seg_len, order)
+    }
+
+    /// Segmented key-value sort (see [`Gpu::sort_segments`]).
+    pub fn sort_segments_pairs<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut CudaSlice<K>,
+        vals: &mut CudaSlice<V>,
+        seg_len: usize,
+        order: Order,
+    ) -> Result<()> {
+        if keys.len() != vals.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
+        }
+        let items = RawItems::pairs(self, keys, vals);
+        self.sort_segment_items::<K>(&items, seg_len, order)
+    }
+
+    fn sort_segment_items<K: SortKey>(&self, items: &RawItems, seg_len: usize, order: Order) -> Result<()> {
+        let kernel = SegmentKernel::for_len(seg_len)?;
+        if items.n == 0 {
+            return Ok(());
+        }
+        let segments = items.n.div_ceil(seg_len);
+        self.with_ordered_keys::<K>(items, order, || match kernel {
+            SegmentKernel::Warp { keys_per_lane } => {
+                let name = items.kernel(&format!("warp_sort{}", WARP_SIZE * keys_per_lane));
+                let grid = blocks_for(segments, WARP_KERNEL_THREADS / WARP_SIZE);
+                let [k, v] = items.args();
+                self.launch(&name, grid, WARP_KERNEL_THREADS, 0, &[k, v, Arg::U64(items.n as u64), Arg::U32(seg_len as u32)])
+            }
+            SegmentKernel::Block { tile } => self.block_sort(items, items, seg_len, tile as usize),
+        })
+    }
+}

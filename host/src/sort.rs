@@ -1,0 +1,308 @@
+//! Full-array sorts: GPU-Warpsort (the default) and the bitonic sorts.
+
+use cudarc::driver::{CudaSlice, DevicePtr};
+use warpsort_kernels::config::{
+    BLOCK_THREADS, BLOCK_TILE, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, PARTITION_THREADS, WARP_KERNEL_THREADS,
+    WARP_SIZE, WARP_TILE,
+};
+use warpsort_kernels::ordered::mode;
+
+use crate::error::{Error, Result};
+use crate::gpu::{Arg, Gpu, blocks_for};
+use crate::items::RawItems;
+use crate::key::{Order, Payload, SortKey};
+
+/// Which sorting algorithm a full sort runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// GPU-Warpsort, tuned: block tiles of `BLOCK_TILE` keys sorted by warp
+    /// bitonic networks in registers, then merge passes in which every warp
+    /// bitonic-merges one merge-path window (see `docs` of `merge_path`).
+    #[default]
+    WarpSort,
+    /// Full-array bitonic sort: fused shared-memory/register stages for strides
+    /// below `BLOCK_TILE`, one launch per larger stride.
+    Bitonic,
+    /// The naive bitonic sort: one launch per stage (the reference the fused
+    /// sort is measured against).
+    BitonicNaive,
+}
+
+impl Algorithm {
+    /// Every algorithm, for benchmarks and tests.
+    pub const ALL: [Algorithm; 3] = [Algorithm::WarpSort, Algorithm::Bitonic, Algorithm::BitonicNaive];
+
+    /// Short name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::WarpSort => "warpsort",
+            Algorithm::Bitonic => "bitonic",
+            Algorithm::BitonicNaive => "bitonic-naive",
+        }
+    }
+}
+
+/// How to sort.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SortOptions {
+    /// The algorithm (GPU-Warpsort by default).
+    pub algorithm: Algorithm,
+    /// Ascending (default) or descending.
+    pub order: Order,
+}
+
+impl SortOptions {
+    /// Options with this algorithm, ascending.
+    pub fn algorithm(algorithm: Algorithm) -> Self {
+        SortOptions { algorithm, ..Default::default() }
+    }
+}
+
+fn log2_ceil(x: usize) -> u32 {
+    x.next_power_of_two().trailing_zeros()
+}
+
+impl Gpu {
+    /// Sorts device keys ascending with GPU-Warpsort.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&[3.0f32, -1.0, 2.5])?;
+    /// gpu.sort(&mut keys)?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&keys)?, [-1.0, 2.5, 3.0]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort<K: SortKey>(&self, keys: &mut CudaSlice<K>) -> Result<()> {
+        self.sort_with(keys, &SortOptions::default())
+    }
+
+    /// Sorts device keys with the given options.
+    pub fn sort_with<K: SortKey>(&self, keys: &mut CudaSlice<K>, opts: &SortOptions) -> Result<()> {
+        let items = RawItems::keys(self, keys);
+        self.sort_items::<K>(&items, opts)
+    }
+
+    /// Sorts device keys and moves each value with its key.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&[30u32, 10, 20])?;
+    /// let mut vals = gpu.stream().clone_htod(&[0u32, 1, 2])?;
+    /// gpu.sort_pairs(&mut keys, &mut vals, &Default::default())?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&vals)?, [1, 2, 0]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_pairs<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut CudaSlice<K>,
+        vals: &mut CudaSlice<V>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        if keys.len() != vals.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
+        }
+        let items = RawItems::pairs(self, keys, vals);
+        self.sort_items::<K>(&items, opts)
+    }
+
+    /// Sorts a host slice: copies it to the GPU, sorts, copies it back. On
+    /// error the slice is unchanged.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut v = vec![5i32, -3, 0];
+    /// gpu.sort_slice(&mut v)?;
+    /// assert_eq!(v, [-3, 0, 5]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_slice<K: SortKey>(&self, keys: &mut [K]) -> Result<()> {
+        self.sort_slice_with(keys, &SortOptions::default())
+    }
+
+    /// [`Gpu::sort_slice`] with options.
+    pub fn sort_slice_with<K: SortKey>(&self, keys: &mut [K], opts: &SortOptions) -> Result<()> {
+        if keys.len() < 2 {
+            return Ok(());
+        }
+        let mut d = self.stream().clone_htod(keys)?;
+        self.sort_with(&mut d, opts)?;
+        self.stream().memcpy_dtoh(&d, keys)?;
+        Ok(())
+    }
+
+    /// Sorts host key-value slices (see [`Gpu::sort_pairs`]). On error both are unchanged.
+    pub fn sort_pairs_slice<K: SortKey, V: Payload>(&self, keys: &mut [K], vals: &mut [V], opts: &SortOptions) -> Result<()> {
+        if keys.len() != vals.len() {
+            return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
+        }
+        if keys.len() < 2 {
+            return Ok(());
+        }
+        let mut dk = self.stream().clone_htod(keys)?;
+        let mut dv = self.stream().clone_htod(vals)?;
+        self.sort_pairs(&mut dk, &mut dv, opts)?;
+        self.stream().memcpy_dtoh(&dk, keys)?;
+        self.stream().memcpy_dtoh(&dv, vals)?;
+        Ok(())
+    }
+
+    /// Device bytes a full sort of `n` items allocates besides its input
+    /// (`key_bytes`/`val_bytes` per item; 0 value bytes for key-only).
+    pub fn sort_temp_bytes(algorithm: Algorithm, n: usize, key_bytes: usize, val_bytes: usize) -> usize {
+        match algorithm {
+            Algorithm::WarpSort if n > BLOCK_TILE as usize => {
+                let (k, v, p) = Self::warpsort_layout(n, key_bytes, val_bytes);
+                let _ = (k, v);
+                p + (n.div_ceil(WARP_TILE as usize) + 1) * 8
+            }
+            _ => 0,
+        }
+    }
+
+    /// Offsets of GPU-Warpsort's scratch keys, values and partitions (each
+    /// 256-byte aligned).
+    fn warpsort_layout(n: usize, key_bytes: usize, val_bytes: usize) -> (usize, usize, usize) {
+        let vals = (n * key_bytes).next_multiple_of(256);
+        let parts = vals + (n * val_bytes).next_multiple_of(256);
+        (0, vals, parts)
+    }
+
+    /// Maps keys onto (or back from) their ordered bit patterns.
+    pub(crate) fn map_keys(&self, items: &RawItems, m: u32) -> Result<()> {
+        if m & !mode::DECODE == 0 || items.n == 0 {
+            return Ok(());
+        }
+        let name = if items.key_bytes == 4 { "map_keys_u32" } else { "map_keys_u64" };
+        let grid = blocks_for(items.n, ELEMENTWISE_THREADS).min(65_535);
+        self.launch(name, grid, ELEMENTWISE_THREADS, 0, &[Arg::U64(items.keys), Arg::U64(items.n as u64), Arg::U32(m)])
+    }
+
+    /// Runs `body` on keys mapped to their ordered patterns (order and key
+    /// type folded in), and maps them back, also when `body` fails.
+    pub(crate) fn with_ordered_keys<K: SortKey>(
+        &self,
+        items: &RawItems,
+        order: Order,
+        body: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let m = K::MODE | order.mode();
+        self.map_keys(items, m)?;
+        let r = body();
+        let back = self.map_keys(items, m | mode::DECODE);
+        r.and(back)
+    }
+
+    fn sort_items<K: SortKey>(&self, items: &RawItems, opts: &SortOptions) -> Result<()> {
+        if items.n < 2 {
+            return Ok(());
+        }
+        // Allocate before touching the data: an out-of-memory error leaves it as it was.
+        let temp = self.alloc_sort_temp(opts.algorithm, items)?;
+        self.with_ordered_keys::<K>(items, opts.order, || match opts.algorithm {
+            Algorithm::WarpSort => self.warpsort(items, temp.as_ref()),
+            Algorithm::Bitonic => self.bitonic(items, true),
+            Algorithm::BitonicNaive => self.bitonic(items, false),
+        })
+    }
+
+    fn alloc_sort_temp(&self, algorithm: Algorithm, items: &RawItems) -> Result<Option<CudaSlice<u8>>> {
+        let bytes = Self::sort_temp_bytes(algorithm, items.n, items.key_bytes, items.val_bytes);
+        if bytes == 0 {
+            return Ok(None);
+        }
+        // SAFETY: the scratch buffer is written before it is read.
+        Ok(Some(unsafe { self.stream().alloc::<u8>(bytes) }?))
+    }
+
+    /// Block sort of `src` segments of `seg` items into `dst`, `tile` items per block.
+    pub(crate) fn block_sort(&self, src: &RawItems, dst: &RawItems, seg: usize, tile: usize) -> Result<()> {
+        let segments = src.n.div_ceil(seg);
+        let threads = (tile / warpsort_kernels::config::KEYS_PER_LANE as usize) as u32;
+        let smem = (tile * src.item_bytes()) as u32;
+        let [sk, sv] = src.args();
+        let [dk, dv] = dst.args();
+        let grid = segments.min(i32::MAX as usize) as u32;
+        self.launch(&src.kernel("block_sort"), grid, threads, smem, &[sk, sv, dk, dv, Arg::U64(src.n as u64), Arg::U64(seg as u64)])
+    }
+
+    /// GPU-Warpsort (tuned): step 1 block tiles, then merge passes.
+    fn warpsort(&self, items: &RawItems, temp: Option<&CudaSlice<u8>>) -> Result<()> {
+        let n = items.n;
+        let tile = BLOCK_TILE as usize;
+        let Some(temp) = temp else {
+            return self.block_sort(items, items, tile, tile);
+        };
+        let base = self.ptr(temp);
+        let (_, vals, parts) = Self::warpsort_layout(n, items.key_bytes, items.val_bytes);
+        let tmp = items.moved_to(base, base + vals as u64);
+        let parts = base + parts as u64;
+        let passes = log2_ceil(n.div_ceil(tile));
+        // Step 1 writes where an even number of passes later ends in `items`.
+        let (mut cur, mut other) = if passes % 2 == 1 { (tmp.clone(), items.clone()) } else { (items.clone(), tmp) };
+        self.block_sort(items, &cur, tile, tile)?;
+        let windows = n.div_ceil(WARP_TILE as usize);
+        let mut run = tile;
+        while run < n {
+            self.merge_pass(&cur, &other, run, parts, windows)?;
+            std::mem::swap(&mut cur, &mut other);
+            run *= 2;
+        }
+        Ok(())
+    }
+
+    /// One merge pass: merge-path partition, then one warp per window.
+    pub(crate) fn merge_pass(&self, src: &RawItems, dst: &RawItems, run: usize, parts: u64, windows: usize) -> Result<()> {
+        let [sk, sv] = src.args();
+        let [dk, dv] = dst.args();
+        let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));
+        let grid = blocks_for(windows, PARTITION_THREADS);
+        self.launch(&src.kernel("merge_partition"), grid, PARTITION_THREADS, 0, &[sk, sv, n, run, Arg::U64(parts)])?;
+        let warps_per_block = (WARP_KERNEL_THREADS / WARP_SIZE) as usize;
+        let grid = blocks_for(windows, warps_per_block as u32);
+        self.launch(&src.kernel("merge_pass"), grid, WARP_KERNEL_THREADS, 0, &[sk, sv, dk, dv, n, run, Arg::U64(parts)])
+    }
+
+    /// Full-array bitonic sort, fused (register/shared-memory stages for
+    /// strides below `BLOCK_TILE`) or naive (one launch per stage).
+    fn bitonic(&self, items: &RawItems, fused: bool) -> Result<()> {
+        let n = items.n;
+        let tile = BLOCK_TILE as usize;
+        let log_n = log2_ceil(n);
+        let pairs = n.next_power_of_two() / 2;
+        let stage_grid = blocks_for(pairs, GLOBAL_STAGE_THREADS);
+        let [k, v] = items.args();
+        let stage = |log_s: u32, log_j: u32| {
+            self.launch(
+                &items.kernel("bitonic_stage"),
+                stage_grid,
+                GLOBAL_STAGE_THREADS,
+                0,
+                &[k, v, Arg::U64(n as u64), Arg::U32(log_s), Arg::U32(log_j)],
+            )
+        };
+        if !fused {
+            for log_s in 1..=log_n {
+                for log_j in (0..log_s).rev() {
+                    stage(log_s, log_j)?;
+                }
+            }
+            return Ok(());
+        }
+        self.block_sort(items, items, tile, tile)?;
+        let log_tile = tile.trailing_zeros();
+        let fused_grid = n.div_ceil(tile) as u32;
+        for log_s in (log_tile + 1)..=log_n {
+            for log_j in (log_tile..log_s).rev() {
+                stage(log_s, log_j)?;
+            }
+            let smem = (tile * items.item_bytes()) as u32;
+            self.launch(&items.kernel("bitonic_fused"), fused_grid, BLOCK_THREADS, smem, &[k, v, Arg::U64(n as u64)])?;
+        }
+        Ok(())
+    }
+}
+
+/// Views a device slice's raw address (for callers mixing warpsort with their own kernels).
+pub fn device_address<T, S: DevicePtr<T>>(gpu: &Gpu, s: &S) -> u64 {
+    gpu.ptr(s)
+}

@@ -1,0 +1,83 @@
+//! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
+//! reference over sizes, distributions, key types, orders and key-value.
+
+use warpsort::{Algorithm, Order, SortOptions};
+use warpsort_tests::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
+
+fn opts(algorithm: Algorithm, order: Order) -> SortOptions {
+    SortOptions { algorithm, order }
+}
+
+#[test]
+fn every_size() {
+    let Some(g) = gpu() else { return };
+    for a in Algorithm::ALL {
+        for &n in SIZES {
+            check_sort::<u32>(g, Dist::Uniform, n, &opts(a, Order::Ascending));
+            check_sort_pairs::<u32>(g, Dist::Uniform, n, &opts(a, Order::Ascending));
+        }
+    }
+}
+
+#[test]
+fn every_distribution() {
+    let Some(g) = gpu() else { return };
+    for a in Algorithm::ALL {
+        for dist in Dist::ALL {
+            check_sort::<u32>(g, dist, 300_001, &opts(a, Order::Ascending));
+            check_sort_pairs::<u32>(g, dist, 300_001, &opts(a, Order::Ascending));
+        }
+    }
+}
+
+#[test]
+fn every_key_type_and_order() {
+    let Some(g) = gpu() else { return };
+    for a in Algorithm::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            for dist in [Dist::Uniform, Dist::FewUnique, Dist::Sorted] {
+                let o = opts(a, order);
+                check_sort::<i32>(g, dist, 70_000, &o);
+                check_sort::<f32>(g, dist, 70_000, &o);
+                check_sort::<u64>(g, dist, 70_000, &o);
+                check_sort::<i64>(g, dist, 70_000, &o);
+                check_sort::<f64>(g, dist, 70_000, &o);
+                check_sort_pairs::<f32>(g, dist, 70_000, &o);
+                check_sort_pairs::<u64>(g, dist, 70_000, &o);
+            }
+        }
+    }
+}
+
+#[test]
+fn millions() {
+    let Some(g) = gpu() else { return };
+    for a in [Algorithm::WarpSort, Algorithm::Bitonic] {
+        check_sort::<u32>(g, Dist::Uniform, LARGE, &opts(a, Order::Ascending));
+        check_sort_pairs::<u32>(g, Dist::Gaussian, LARGE + 3, &opts(a, Order::Ascending));
+    }
+    check_sort::<f32>(g, Dist::Staggered, 3_000_017, &opts(Algorithm::WarpSort, Order::Descending));
+}
+
+#[test]
+fn host_slices_and_errors_lose_nothing() {
+    let Some(g) = gpu() else { return };
+    let mut v = vec![5i32, -3, 0, i32::MIN, i32::MAX];
+    g.sort_slice(&mut v).unwrap();
+    assert_eq!(v, [i32::MIN, -3, 0, 5, i32::MAX]);
+    let mut k = vec![3u32, 1, 2];
+    let mut vals = vec![0u32, 1];
+    let r = g.sort_pairs_slice(&mut k, &mut vals, &SortOptions::default());
+    assert!(matches!(r, Err(warpsort::Error::LengthMismatch { keys: 3, values: 2 })));
+    assert_eq!((k, vals), (vec![3, 1, 2], vec![0, 1]), "inputs unchanged on error");
+}
+
+#[test]
+fn a_first_merge_sizes() {
+    // Smallest sizes that need one, two and three merge passes.
+    let Some(g) = gpu() else { return };
+    for n in [4097, 8192, 8193, 12_288, 16_385] {
+        check_sort::<u32>(g, Dist::Uniform, n, &opts(Algorithm::WarpSort, Order::Ascending));
+        check_sort_pairs::<u32>(g, Dist::Uniform, n, &opts(Algorithm::WarpSort, Order::Ascending));
+    }
+}

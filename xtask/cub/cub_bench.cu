@@ -1,0 +1,442 @@
+// cub_bench.cu: times NVIDIA CUB's sorts on inputs written by the warpsort
+// benchmark, so that CUB and warpsort are measured on identical data.
+//
+// Build:  nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu
+// Usage:  cub_bench <keys.bin> <dtype> <pairs> <reps> [segments.bin]
+//   keys.bin      raw little-endian keys; n = file size / sizeof(dtype)
+//   dtype         u32 | i32 | f32 | u64 | i64 | f64
+//   pairs         0 = keys only, 1 = key-value with values u32 0..n-1
+//   reps          timed repetitions (values < 1 mean 10)
+//   segments.bin  optional raw little-endian u32 offsets (segs+1 of them,
+//                 first 0, last n); selects the segmented sorts
+//
+// Without segments: cub::DeviceMergeSort (less-than comparator; IEEE total
+// order for floats, like Rust's total_cmp) and cub::DeviceRadixSort.
+// With segments: cub::DeviceSegmentedSort and cub::DeviceSegmentedRadixSort.
+//
+// Each algorithm prints one JSON line on stdout; everything else goes to
+// stderr. Timing (mirrors the Rust side): 3 warm-up runs, then `reps` timed
+// runs; before each, an untimed device-to-device copy restores the input;
+// only the sort call sits between the two events on the default stream.
+// Exit status: 0 if every result verified, 1 on any error or failed check.
+
+#include <cub/cub.cuh>
+#include <cuda/std/bit>
+#include <cuda/std/type_traits>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CUDA_CHECK(expr)                                                              \
+  do {                                                                                \
+    cudaError_t err_ = (expr);                                                        \
+    if (err_ != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "%s:%d: CUDA error %s: %s\n  in: %s\n", __FILE__, __LINE__, \
+                   cudaGetErrorName(err_), cudaGetErrorString(err_), #expr);          \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+[[noreturn]] static void die(const std::string& msg) {
+  std::fprintf(stderr, "cub_bench: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+// ---------------------------------------------------------------------------
+// Key order
+// ---------------------------------------------------------------------------
+
+// Unsigned integer with the same width as the key.
+template <class T>
+using Bits = ::cuda::std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+// Maps a key to unsigned bits whose unsigned order is the key's order.
+// Floats: bits ^ ((bits >> (w-1), arithmetic) | signbit), i.e. IEEE total
+// order as in Rust's f32::total_cmp (-NaN < -inf < ... < -0 < +0 < ... < +NaN).
+template <class T>
+__host__ __device__ inline Bits<T> order_bits(T v) {
+  using U = Bits<T>;
+  constexpr int kShift = int(sizeof(T) * 8 - 1);
+  constexpr U kSign = U(1) << kShift;
+  const U b = ::cuda::std::bit_cast<U>(v);
+  if constexpr (::cuda::std::is_floating_point_v<T>) {
+    using S = ::cuda::std::make_signed_t<U>;
+    return b ^ (U(S(b) >> kShift) | kSign);
+  } else if constexpr (::cuda::std::is_signed_v<T>) {
+    return b ^ kSign;
+  } else {
+    return b;
+  }
+}
+
+// Merge-sort comparator: plain `<` for integers, total order for floats.
+template <class T>
+struct TotalLess {
+  __host__ __device__ bool operator()(const T& a, const T& b) const {
+    if constexpr (::cuda::std::is_floating_point_v<T>) {
+      return order_bits(a) < order_bits(b);
+    } else {
+      return a < b;
+    }
+  }
+};
+
+// Order key used by verification. CUB's radix sorts treat -0.0 and +0.0 as
+// equal (otherwise their float order is the total order), so `radix` maps -0.0
+// to +0.0 before ranking.
+template <class T>
+static Bits<T> check_key(T v, bool radix) {
+  if constexpr (::cuda::std::is_floating_point_v<T>) {
+    if (radix && ::cuda::std::bit_cast<Bits<T>>(v) == (Bits<T>(1) << (sizeof(T) * 8 - 1))) {
+      v = T(0);
+    }
+  }
+  return order_bits(v);
+}
+
+// ---------------------------------------------------------------------------
+// Host helpers
+// ---------------------------------------------------------------------------
+
+template <class T>
+static std::vector<T> read_array(const char* path) {
+  FILE* f = std::fopen(path, "rb");
+  if (!f) die(std::string("cannot open ") + path);
+  std::fseek(f, 0, SEEK_END);
+  const long long size = std::ftell(f);
+  std::fseek(f, 0, SEEK_SET);
+  if (size < 0 || size % (long long)sizeof(T) != 0) {
+    die(std::string(path) + ": size is not a multiple of the element size");
+  }
+  std::vector<T> v(size_t(size) / sizeof(T));
+  if (!v.empty() && std::fread(v.data(), sizeof(T), v.size(), f) != v.size()) {
+    die(std::string("short read from ") + path);
+  }
+  std::fclose(f);
+  return v;
+}
+
+// Owning device allocation (freed on scope exit; never copied).
+template <class T>
+struct DevBuf {
+  T* ptr = nullptr;
+  explicit DevBuf(size_t count) {
+    if (count > 0) CUDA_CHECK(cudaMalloc(&ptr, count * sizeof(T)));
+  }
+  ~DevBuf() {
+    if (ptr) cudaFree(ptr);
+  }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+};
+
+struct Timing {
+  double ms_median = 0, ms_min = 0;
+};
+
+// 3 warm-up runs, then `reps` timed runs. `reset` restores the input (untimed);
+// `sort` launches the CUB call and returns its cudaError_t.
+template <class Reset, class Sort>
+static Timing time_sort(int reps, Reset reset, Sort sort) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<float> ms;
+  for (int i = 0; i < 3 + reps; ++i) {
+    reset();
+    CUDA_CHECK(cudaEventRecord(start, 0));
+    CUDA_CHECK(sort());
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaEventRecord(stop, 0));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    if (i >= 3) ms.push_back(t);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(ms.begin(), ms.end());
+  const size_t m = ms.size() / 2;  // median: middle value, or mean of the two middle ones
+  Timing t;
+  t.ms_median = ms.size() % 2 ? ms[m] : 0.5 * (double(ms[m - 1]) + double(ms[m]));
+  t.ms_min = ms.front();
+  return t;
+}
+
+struct Run {
+  const char* dtype;
+  bool pairs;
+  int reps;
+};
+
+static bool g_all_verified = true;
+
+static void emit(const char* algo, const Run& r, size_t n, size_t segs, const Timing& t, bool ok) {
+  const double kps = t.ms_median > 0 ? double(n) / (t.ms_median / 1000.0) : 0.0;
+  std::printf("{\"algo\":\"%s\",\"dtype\":\"%s\",\"pairs\":%s,\"n\":%zu,\"segments\":%zu,"
+              "\"reps\":%d,\"ms_median\":%.6f,\"ms_min\":%.6f,\"keys_per_s\":%.6e,"
+              "\"verified\":%s}\n",
+              algo, r.dtype, r.pairs ? "true" : "false", n, segs, r.reps, t.ms_median, t.ms_min,
+              kps, ok ? "true" : "false");
+  std::fflush(stdout);
+  if (!ok) g_all_verified = false;
+}
+
+// Order-independent hash of a key range's bit patterns (sum of a 64-bit mix),
+// so keys-only output can be checked to be a permutation of its input in O(n).
+template <class T>
+static std::uint64_t multiset_hash(const T* p, size_t len) {
+  std::uint64_t h = 0;
+  for (size_t i = 0; i < len; ++i) {
+    std::uint64_t z = std::uint64_t(::cuda::std::bit_cast<Bits<T>>(p[i])) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    h += z ^ (z >> 31);
+  }
+  return h;
+}
+
+// Checks each segment [off[s], off[s+1]) of `out` is sorted and, with values,
+// that out[i] is bitwise the input key at index vals[i], that index lying in
+// the same segment and used once; without values, that the segment holds the
+// same multiset of bit patterns as the input.
+template <class T>
+static bool verify(const char* algo, const std::vector<T>& in, const std::vector<T>& out,
+                   const std::vector<std::uint32_t>* vals, const std::vector<std::uint32_t>& off,
+                   bool radix) {
+  const size_t n = in.size();
+  std::vector<unsigned char> seen(vals ? n : 0, 0);
+  for (size_t s = 0; s + 1 < off.size(); ++s) {
+    const size_t lo = off[s], hi = off[s + 1];
+    for (size_t i = lo; i < hi; ++i) {
+      if (i > lo && check_key(out[i], radix) < check_key(out[i - 1], radix)) {
+        std::fprintf(stderr, "%s: not sorted at index %zu (segment %zu)\n", algo, i, s);
+        return false;
+      }
+      if (vals) {
+        const size_t v = (*vals)[i];
+        if (v < lo || v >= hi || seen[v]) {
+          std::fprintf(stderr, "%s: bad or repeated value %zu at index %zu\n", algo, v, i);
+          return false;
+        }
+        seen[v] = 1;
+        if (::cuda::std::bit_cast<Bits<T>>(out[i]) != ::cuda::std::bit_cast<Bits<T>>(in[v])) {
+          std::fprintf(stderr, "%s: key at %zu is not the input key at index %zu\n", algo, i, v);
+          return false;
+        }
+      }
+    }
+    if (!vals && multiset_hash(out.data() + lo, hi - lo) != multiset_hash(in.data() + lo, hi - lo)) {
+      std::fprintf(stderr, "%s: segment %zu is not a permutation of its input\n", algo, s);
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Benchmarks
+// ---------------------------------------------------------------------------
+
+// Device buffers shared by all algorithms of one run: pristine input, work
+// copy (the sort input, and merge sort's in-place output), output buffers.
+template <class T>
+struct Buffers {
+  size_t n;
+  bool pairs;
+  DevBuf<T> keys_pristine, keys_work, keys_out;
+  DevBuf<std::uint32_t> vals_pristine, vals_work, vals_out;
+
+  Buffers(const std::vector<T>& h_keys, bool pairs_)
+      : n(h_keys.size()), pairs(pairs_), keys_pristine(n), keys_work(n), keys_out(n),
+        vals_pristine(pairs ? n : 0), vals_work(pairs ? n : 0), vals_out(pairs ? n : 0) {
+    CUDA_CHECK(cudaMemcpy(keys_pristine.ptr, h_keys.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    if (pairs) {
+      std::vector<std::uint32_t> iota(n);
+      for (size_t i = 0; i < n; ++i) iota[i] = std::uint32_t(i);
+      CUDA_CHECK(cudaMemcpy(vals_pristine.ptr, iota.data(), n * 4, cudaMemcpyHostToDevice));
+    }
+  }
+  // Untimed restore of the sort input before every run.
+  void reset() {
+    CUDA_CHECK(cudaMemcpyAsync(keys_work.ptr, keys_pristine.ptr, n * sizeof(T),
+                               cudaMemcpyDeviceToDevice, 0));
+    if (pairs) {
+      CUDA_CHECK(cudaMemcpyAsync(vals_work.ptr, vals_pristine.ptr, n * 4,
+                                 cudaMemcpyDeviceToDevice, 0));
+    }
+  }
+  // Copies a result back and verifies it.
+  bool check(const char* algo, const std::vector<T>& h_in, const T* d_keys,
+             const std::uint32_t* d_vals, const std::vector<std::uint32_t>& off, bool radix) {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<T> h_out(n);
+    CUDA_CHECK(cudaMemcpy(h_out.data(), d_keys, n * sizeof(T), cudaMemcpyDeviceToHost));
+    std::vector<std::uint32_t> h_vals;
+    if (pairs) {
+      h_vals.resize(n);
+      CUDA_CHECK(cudaMemcpy(h_vals.data(), d_vals, n * 4, cudaMemcpyDeviceToHost));
+    }
+    return verify(algo, h_in, h_out, pairs ? &h_vals : nullptr, off, radix);
+  }
+  // Sizes and allocates temp storage (untimed), times `sort(d_temp, bytes)`,
+  // verifies the result (in the work buffers if `in_place`, else in the out
+  // buffers) and prints the JSON line.
+  template <class Sort>
+  void bench(const char* algo, const Run& r, const std::vector<T>& h_in, Sort sort, bool in_place,
+             const std::vector<std::uint32_t>& off, bool radix, size_t segs) {
+    size_t bytes = 0;
+    CUDA_CHECK(sort(nullptr, bytes));
+    // CUB reads a null d_temp_storage as a size query, so never allocate 0 bytes.
+    const DevBuf<unsigned char> temp(std::max<size_t>(bytes, 1));
+    const Timing tm = time_sort(r.reps, [&] { reset(); }, [&] { return sort(temp.ptr, bytes); });
+    const bool ok = check(algo, h_in, in_place ? keys_work.ptr : keys_out.ptr,
+                          in_place ? vals_work.ptr : vals_out.ptr, off, radix);
+    emit(algo, r, n, segs, tm, ok);
+  }
+};
+
+// DeviceMergeSort and DeviceRadixSort; OffsetT is the num_items type (int when
+// n fits, so CUB uses 32-bit offsets; int64_t beyond that).
+template <class T, class OffsetT>
+static void run_flat(const Run& r, const std::vector<T>& h_keys) {
+  Buffers<T> b(h_keys, r.pairs);
+  const OffsetT n = OffsetT(b.n);
+  const std::vector<std::uint32_t> whole = {0u, std::uint32_t(b.n)};
+  constexpr int kEndBit = int(sizeof(T) * 8);
+
+  // Merge sort: in place on the work buffers.
+  auto merge = [&](void* d_temp, size_t& bytes) {
+    return r.pairs ? cub::DeviceMergeSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.vals_work.ptr,
+                                                     n, TotalLess<T>{}, 0)
+                   : cub::DeviceMergeSort::SortKeys(d_temp, bytes, b.keys_work.ptr, n,
+                                                    TotalLess<T>{}, 0);
+  };
+  b.bench("cub_merge_sort", r, h_keys, merge, true, whole, false, 0);
+
+  // Radix sort over all key bits: work -> out.
+  auto radix = [&](void* d_temp, size_t& bytes) {
+    return r.pairs ? cub::DeviceRadixSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
+                                                     b.vals_work.ptr, b.vals_out.ptr, n, 0, kEndBit, 0)
+                   : cub::DeviceRadixSort::SortKeys(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
+                                                    n, 0, kEndBit, 0);
+  };
+  b.bench("cub_radix_sort", r, h_keys, radix, false, whole, true, 0);
+}
+
+// DeviceSegmentedSort and DeviceSegmentedRadixSort over u32 offsets
+// (segment s is [off[s], off[s+1])): work -> out.
+template <class T>
+static void run_segmented(const Run& r, const std::vector<T>& h_keys,
+                          const std::vector<std::uint32_t>& off) {
+  Buffers<T> b(h_keys, r.pairs);
+  const size_t segs = off.size() - 1;
+  DevBuf<std::uint32_t> d_off(off.size());
+  CUDA_CHECK(cudaMemcpy(d_off.ptr, off.data(), off.size() * 4, cudaMemcpyHostToDevice));
+  const std::uint32_t* begin = d_off.ptr;
+  const std::uint32_t* end = d_off.ptr + 1;
+  constexpr int kEndBit = int(sizeof(T) * 8);
+
+  // DeviceSegmentedSort takes 64-bit item and segment counts (CCCL 3).
+  const std::int64_t n64 = std::int64_t(b.n), segs64 = std::int64_t(segs);
+  auto seg_sort = [&](void* d_temp, size_t& bytes) {
+    return r.pairs ? cub::DeviceSegmentedSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
+                                                         b.vals_work.ptr, b.vals_out.ptr, n64,
+                                                         segs64, begin, end, 0)
+                   : cub::DeviceSegmentedSort::SortKeys(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
+                                                        n64, segs64, begin, end, 0);
+  };
+  b.bench("cub_segmented_sort", r, h_keys, seg_sort, false, off, true, segs);
+
+  // DeviceSegmentedRadixSort takes int counts.
+  if (b.n > size_t(INT_MAX) || segs > size_t(INT_MAX)) {
+    std::fprintf(stderr, "cub_segmented_radix_sort: skipped, n or segments exceed INT_MAX\n");
+    g_all_verified = false;
+    return;
+  }
+  const int n32 = int(b.n), segs32 = int(segs);
+  auto seg_radix = [&](void* d_temp, size_t& bytes) {
+    return r.pairs ? cub::DeviceSegmentedRadixSort::SortPairs(d_temp, bytes, b.keys_work.ptr,
+                                                              b.keys_out.ptr, b.vals_work.ptr,
+                                                              b.vals_out.ptr, n32, segs32, begin,
+                                                              end, 0, kEndBit, 0)
+                   : cub::DeviceSegmentedRadixSort::SortKeys(d_temp, bytes, b.keys_work.ptr,
+                                                             b.keys_out.ptr, n32, segs32, begin,
+                                                             end, 0, kEndBit, 0);
+  };
+  b.bench("cub_segmented_radix_sort", r, h_keys, seg_radix, false, off, true, segs);
+}
+
+template <class T>
+static void run_dtype(const Run& r, const char* keys_path, const char* seg_path) {
+  const std::vector<T> keys = read_array<T>(keys_path);
+  const size_t n = keys.size();
+  std::vector<std::uint32_t> off;
+  if (seg_path) {
+    off = read_array<std::uint32_t>(seg_path);
+    if (off.empty() || off.front() != 0 || off.back() != n) {
+      die("segments.bin must hold offsets starting at 0 and ending at n");
+    }
+    for (size_t s = 1; s < off.size(); ++s) {
+      if (off[s] < off[s - 1]) die("segment offsets must be non-decreasing");
+    }
+  }
+  if (n <= 1) {  // Nothing to sort: report zeros without calling CUB.
+    const Timing zero;
+    if (seg_path) {
+      emit("cub_segmented_sort", r, n, off.size() - 1, zero, true);
+      emit("cub_segmented_radix_sort", r, n, off.size() - 1, zero, true);
+    } else {
+      emit("cub_merge_sort", r, n, 0, zero, true);
+      emit("cub_radix_sort", r, n, 0, zero, true);
+    }
+    return;
+  }
+  if (seg_path) {
+    run_segmented<T>(r, keys, off);
+  } else if (n <= size_t(INT_MAX)) {
+    run_flat<T, int>(r, keys);
+  } else {
+    run_flat<T, std::int64_t>(r, keys);
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc != 5 && argc != 6) {
+    std::fprintf(stderr,
+                 "usage: %s <keys.bin> <u32|i32|f32|u64|i64|f64> <pairs 0|1> <reps> [segments.bin]\n",
+                 argv[0]);
+    return 1;
+  }
+  Run r;
+  r.dtype = argv[2];
+  const std::string pairs = argv[3];
+  if (pairs != "0" && pairs != "1") die("pairs must be 0 or 1");
+  r.pairs = pairs == "1";
+  r.reps = std::atoi(argv[4]);
+  if (r.reps < 1) r.reps = 10;
+  const char* seg_path = argc == 6 ? argv[5] : nullptr;
+
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  std::fprintf(stderr, "cub_bench: device %d: %s (sm_%d%d), CUB %d\n", dev, prop.name, prop.major,
+               prop.minor, CUB_VERSION);
+
+  const std::string t = r.dtype;
+  if (t == "u32") run_dtype<std::uint32_t>(r, argv[1], seg_path);
+  else if (t == "i32") run_dtype<std::int32_t>(r, argv[1], seg_path);
+  else if (t == "f32") run_dtype<float>(r, argv[1], seg_path);
+  else if (t == "u64") run_dtype<std::uint64_t>(r, argv[1], seg_path);
+  else if (t == "i64") run_dtype<std::int64_t>(r, argv[1], seg_path);
+  else if (t == "f64") run_dtype<double>(r, argv[1], seg_path);
+  else die("unknown dtype " + t);
+  return g_all_verified ? 0 : 1;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs warpsort's GPU test suite and benchmark on a GPU machine with no Rust:
+# `bash run.sh [bench options]` inside the folder `cargo xtask bundle` made.
+# Results and logs go to $OUT (default ./out). Exit status: non-zero when any
+# test or the benchmark failed.
+set -u -o pipefail
+cd "$(dirname "$0")"
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+export WARPSORT_REQUIRE_GPU=1
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader || true
+
+cub=()
+if [ -f cub_bench.cu ] && command -v nvcc >/dev/null; then
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
+  if nvcc -O3 -std=c++17 -arch=sm_"${cc:-90}" -o cub_bench cub_bench.cu 2>"$OUT/nvcc.log"; then
+    cub=(--cub ./cub_bench)
+  else
+    echo "CUB harness did not compile (see nvcc.log); benchmarking without CUB"; tail -5 "$OUT/nvcc.log"
+  fi
+fi
+
+fail=0
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  for t in tests/*; do
+    echo "== $(basename "$t")"
+    "$t" --test-threads=1 2>&1 | tee "$OUT/$(basename "$t" | cut -d- -f1).log" | grep -E "^test |test result|SKIPPED|panicked|warpsort tests on" || fail=1
+  done
+fi
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  ./warpsort bench "${cub[@]}" --out "$OUT" "$@" 2>&1 | tee "$OUT/bench.log" || fail=1
+fi
+echo "run.sh: $([ $fail = 0 ] && echo PASSED || echo FAILED)"
+exit $fail
