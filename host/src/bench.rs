@@ -113,13 +113,31 @@ impl Bench<'_> {
         let _ = writeln!(
             self.log,
             "{{\"suite\":\"{}\",\"algo\":\"{}\",\"dtype\":\"{}\",\"pairs\":{},\"dist\":\"{}\",\"n\":{},\"ms\":{:.6},\"keys_per_s\":{:.1},\"gb_per_s\":{:.3},\"verified\":{},\"gpu\":\"{}\"}}",
-            r.suite, r.algo, r.dtype, r.pairs, r.dist, r.n, r.ms, rate, gbs, r.verified, self.gpu.info().name
+            r.suite,
+            r.algo,
+            r.dtype,
+            r.pairs,
+            r.dist,
+            r.n,
+            r.ms,
+            rate,
+            gbs,
+            r.verified,
+            self.gpu.info().name
         );
         self.rows.push(r);
     }
 
     /// Runs one warpsort sort (keys or pairs) and pushes its row.
-    fn sort_row<K: SortKey>(&mut self, suite: &'static str, algo: Algorithm, dist: Dist, n: usize, pairs: bool, input: &[K]) -> Result<()> {
+    fn sort_row<K: SortKey>(
+        &mut self,
+        suite: &'static str,
+        algo: Algorithm,
+        dist: Dist,
+        n: usize,
+        pairs: bool,
+        input: &[K],
+    ) -> Result<()> {
         let s = self.gpu.stream().clone();
         let pristine = s.clone_htod(input)?;
         let mut work = s.clone_dtod(&pristine)?;
@@ -139,12 +157,29 @@ impl Bench<'_> {
         })?;
         let after = self.gpu.check(&work, pairs.then_some(&vals), Order::Ascending)?;
         let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
-        self.push(Row { suite, algo: algo.name().into(), dtype: K::NAME, pairs, dist: dist.name(), n, ms, bytes_per_key: bytes, verified: after.confirms(&before) });
+        self.push(Row {
+            suite,
+            algo: algo.name().into(),
+            dtype: K::NAME,
+            pairs,
+            dist: dist.name(),
+            n,
+            ms,
+            bytes_per_key: bytes,
+            verified: after.confirms(&before),
+        });
         Ok(())
     }
 
     /// Runs the CUB harness on the same input and pushes its rows.
-    fn cub_rows<K: SortKey>(&mut self, suite: &'static str, dist: Dist, pairs: bool, input: &[K], segments: Option<&[u32]>) {
+    fn cub_rows<K: SortKey>(
+        &mut self,
+        suite: &'static str,
+        dist: Dist,
+        pairs: bool,
+        input: &[K],
+        segments: Option<&[u32]>,
+    ) {
         let Some(cub) = self.opts.cub.clone() else { return };
         let dir = std::env::temp_dir();
         let file = dir.join("warpsort-cub-input.bin");
@@ -173,11 +208,27 @@ impl Bench<'_> {
             }
         };
         for line in out.lines() {
-            let field = |k: &str| line.split(&format!("\"{k}\":")).nth(1).map(|s| s.trim_start_matches('"').split(['"', ',', '}']).next().unwrap_or("").to_string());
-            let (Some(algo), Some(ms)) = (field("algo"), field("ms_median").and_then(|m| m.parse::<f64>().ok())) else { continue };
+            let field = |k: &str| {
+                line.split(&format!("\"{k}\":"))
+                    .nth(1)
+                    .map(|s| s.trim_start_matches('"').split(['"', ',', '}']).next().unwrap_or("").to_string())
+            };
+            let (Some(algo), Some(ms)) = (field("algo"), field("ms_median").and_then(|m| m.parse::<f64>().ok())) else {
+                continue;
+            };
             let verified = field("verified").as_deref() == Some("true");
             let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
-            self.push(Row { suite, algo, dtype: K::NAME, pairs, dist: dist.name(), n: input.len(), ms, bytes_per_key: bytes, verified });
+            self.push(Row {
+                suite,
+                algo,
+                dtype: K::NAME,
+                pairs,
+                dist: dist.name(),
+                n: input.len(),
+                ms,
+                bytes_per_key: bytes,
+                verified,
+            });
         }
     }
 }
@@ -199,9 +250,13 @@ where
 
 pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
     let info = gpu.info().clone();
-    println!("GPU: {} (cc {}.{}, {} SMs, {} PTX)", info.name, info.compute_capability.0, info.compute_capability.1, info.sms, info.ptx);
+    println!(
+        "GPU: {} (cc {}.{}, {} SMs, {} PTX)",
+        info.name, info.compute_capability.0, info.compute_capability.1, info.sms, info.ptx
+    );
     let _ = std::fs::create_dir_all(&opts.out);
-    let log = std::fs::File::create(opts.out.join("results.jsonl")).map_err(|e| warpsort::Error::PtxLoad(format!("results file: {e}")))?;
+    let log = std::fs::File::create(opts.out.join("results.jsonl"))
+        .map_err(|e| warpsort::Error::PtxLoad(format!("results file: {e}")))?;
     let mut b = Bench { gpu, opts, rows: Vec::new(), log };
     let s = gpu.stream().clone();
 
@@ -216,7 +271,17 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let ms = b.time(&src, &mut scratch, |_| Ok(s.memcpy_dtod(&src, &mut dst)?))?;
         // The timed region is one copy of `copy_n` keys: read + write.
         copy_gbs = (copy_n * 8) as f64 / (ms / 1e3) / 1e9;
-        b.push(Row { suite: "copy", algo: "memcpy-dtod".into(), dtype: "u32", pairs: false, dist: "uniform", n: copy_n, ms, bytes_per_key: 8, verified: true });
+        b.push(Row {
+            suite: "copy",
+            algo: "memcpy-dtod".into(),
+            dtype: "u32",
+            pairs: false,
+            dist: "uniform",
+            n: copy_n,
+            ms,
+            bytes_per_key: 8,
+            verified: true,
+        });
     }
 
     if opts.wants("warp") {
@@ -240,10 +305,23 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
                 warpsort::SegmentKernel::Warp { .. } => format!("warp-sort seg={seg}"),
                 warpsort::SegmentKernel::Block { .. } => format!("block-sort seg={seg}"),
             };
-            b.push(Row { suite: "segments", algo, dtype: "u32", pairs: false, dist: "uniform", n: copy_n, ms, bytes_per_key: 8, verified });
+            b.push(Row {
+                suite: "segments",
+                algo,
+                dtype: "u32",
+                pairs: false,
+                dist: "uniform",
+                n: copy_n,
+                ms,
+                bytes_per_key: 8,
+                verified,
+            });
             if seg == 32 && copy_gbs > 0.0 {
                 let gbs = (copy_n * 8) as f64 / (ms / 1e3) / 1e9;
-                println!("          warp sort (32-key segments) at {:.0}% of the device-to-device copy bandwidth ({gbs:.0} of {copy_gbs:.0} GB/s)", 100.0 * gbs / copy_gbs);
+                println!(
+                    "          warp sort (32-key segments) at {:.0}% of the device-to-device copy bandwidth ({gbs:.0} of {copy_gbs:.0} GB/s)",
+                    100.0 * gbs / copy_gbs
+                );
             }
         }
     }
@@ -281,7 +359,12 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
     }
 
     let wrong = b.rows.iter().filter(|r| !r.verified).count();
-    println!("{} measurements, {} unverified; results in {}", b.rows.len(), wrong, opts.out.join("results.jsonl").display());
+    println!(
+        "{} measurements, {} unverified; results in {}",
+        b.rows.len(),
+        wrong,
+        opts.out.join("results.jsonl").display()
+    );
     if wrong > 0 {
         return Err(warpsort::Error::PtxLoad(format!("{wrong} results failed verification")));
     }

@@ -41,14 +41,21 @@ pub fn sort_pairs<K: SortKey, V: Copy>(keys: &mut [K], vals: &mut [V], order: Or
 /// Whether a key-value result is a correct (not necessarily stable) sort of
 /// the input: keys equal to the reference's, and each (key, value) pair of
 /// the output a pair of the input, each used once.
-pub fn is_pair_sort_of<K: SortKey, V: Copy + Ord>(in_keys: &[K], in_vals: &[V], out_keys: &[K], out_vals: &[V], order: Order) -> bool {
+pub fn is_pair_sort_of<K: SortKey, V: Copy + Ord>(
+    in_keys: &[K],
+    in_vals: &[V],
+    out_keys: &[K],
+    out_vals: &[V],
+    order: Order,
+) -> bool {
     let mut ref_keys = in_keys.to_vec();
     sort(&mut ref_keys, order);
     if ref_keys.iter().zip(out_keys).any(|(a, b)| a.key_cmp(b).is_ne()) || out_keys.len() != in_keys.len() {
         return false;
     }
     let bits = |k: &[K], v: &[V]| {
-        let mut p: Vec<(u64, V)> = k.iter().map(|k| format!("{:?}", k.to_bits())).map(|s| fx(&s)).zip(v.iter().copied()).collect();
+        let mut p: Vec<(u64, V)> =
+            k.iter().map(|k| format!("{:?}", k.to_bits())).map(|s| fx(&s)).zip(v.iter().copied()).collect();
         p.sort_unstable();
         p
     };
@@ -67,11 +74,15 @@ pub mod warp {
     }
     /// `shfl.sync.up`: lanes below `d` keep their own.
     pub fn shfl_up<T: Copy>(x: &[T], d: u32) -> Vec<T> {
-        x.chunks(32).flat_map(|w| (0..w.len()).map(move |l| if l >= d as usize { w[l - d as usize] } else { w[l] })).collect()
+        x.chunks(32)
+            .flat_map(|w| (0..w.len()).map(move |l| if l >= d as usize { w[l - d as usize] } else { w[l] }))
+            .collect()
     }
     /// `shfl.sync.down`: lanes past `31 - d` keep their own.
     pub fn shfl_down<T: Copy>(x: &[T], d: u32) -> Vec<T> {
-        x.chunks(32).flat_map(|w| (0..w.len()).map(move |l| if l + (d as usize) < 32 { w[l + d as usize] } else { w[l] })).collect()
+        x.chunks(32)
+            .flat_map(|w| (0..w.len()).map(move |l| if l + (d as usize) < 32 { w[l + d as usize] } else { w[l] }))
+            .collect()
     }
     /// `shfl.sync.bfly` with `mask`.
     pub fn shfl_xor<T: Copy>(x: &[T], mask: u32) -> Vec<T> {

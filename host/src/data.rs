@@ -89,9 +89,9 @@ fn ordered64(dist: Dist, n: usize, seed: u64) -> Vec<u64> {
             let vals: Vec<u64> = (0..16).map(|_| rng.next_u64()).collect();
             (0..n).map(|_| vals[(rng.next_u64() >> 60) as usize]).collect()
         }
-        Dist::Gaussian => (0..n)
-            .map(|_| ((0..4).map(|_| (rng.next_u64() >> 2) as u128).sum::<u128>()) as u64)
-            .collect(),
+        Dist::Gaussian => {
+            (0..n).map(|_| ((0..4).map(|_| (rng.next_u64() >> 2) as u128).sum::<u128>()) as u64).collect()
+        }
         Dist::Bucket => {
             let chunk = n.div_ceil(P).max(1);
             (0..n).map(|i| bucket((i % chunk) * P / chunk, rng.next_u64())).collect()
@@ -145,4 +145,27 @@ where
     K::Bits: FromPattern,
 {
     ordered64(dist, n, seed).into_iter().map(|p| K::from_ordered(K::Bits::from_pattern(p))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distributions_have_their_shape() {
+        let n = 10_000;
+        let sorted: Vec<u32> = keys(Dist::Sorted, n, 1);
+        assert!(sorted.is_sorted());
+        let rev: Vec<u32> = keys(Dist::Reverse, n, 1);
+        assert!(rev.windows(2).all(|w| w[0] >= w[1]));
+        let eq: Vec<u32> = keys(Dist::AllEqual, n, 1);
+        assert!(eq.iter().all(|k| *k == eq[0]));
+        let mut few: Vec<u32> = keys(Dist::FewUnique, n, 1);
+        few.sort_unstable();
+        few.dedup();
+        assert!(few.len() <= 16);
+        assert_eq!(keys::<u64>(Dist::Uniform, 100, 9), keys::<u64>(Dist::Uniform, 100, 9), "deterministic");
+        let stag: Vec<u32> = keys(Dist::Staggered, 64, 3);
+        assert_eq!(stag[0] >> 27, 1, "chunk 0 of staggered draws from bucket 1");
+    }
 }

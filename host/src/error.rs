@@ -45,7 +45,9 @@ impl fmt::Display for Error {
                 f,
                 "no NVIDIA driver: libcuda could not be loaded. Install the NVIDIA driver, or run on a machine with a GPU"
             ),
-            Error::NoDevice => write!(f, "the NVIDIA driver reports no GPU (check CUDA_VISIBLE_DEVICES and nvidia-smi)"),
+            Error::NoDevice => {
+                write!(f, "the NVIDIA driver reports no GPU (check CUDA_VISIBLE_DEVICES and nvidia-smi)")
+            }
             Error::PtxLoad(e) => write!(
                 f,
                 "the GPU could not load warpsort's PTX ({e}); update the NVIDIA driver (PTX needs a driver of CUDA 12 or newer)"
@@ -56,7 +58,9 @@ impl fmt::Display for Error {
             Error::BadSegment { len, max } => {
                 write!(f, "segment length {len} is not supported: use 1 to {max}, or a full sort")
             }
-            Error::TooLong { len, max } => write!(f, "{len} items is more than this operation sorts ({max}); split the input"),
+            Error::TooLong { len, max } => {
+                write!(f, "{len} items is more than this operation sorts ({max}); split the input")
+            }
             Error::Driver(e) => write!(f, "CUDA driver error: {e}"),
         }
     }

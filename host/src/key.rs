@@ -108,3 +108,60 @@ impl Order {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_order<K: SortKey + PartialOrd>(sorted: &[K]) {
+        for w in sorted.windows(2) {
+            assert_eq!(w[0].key_cmp(&w[1]), Ordering::Less, "{:?} < {:?}", w[0], w[1]);
+        }
+        for k in sorted {
+            assert_eq!(K::from_ordered(k.to_bits().map(K::MODE)).to_bits(), k.to_bits(), "round trip of {k:?}");
+        }
+    }
+
+    #[test]
+    fn float_keys_follow_total_order() {
+        let nan_neg = f32::from_bits(0xffc0_0000);
+        check_order(&[
+            nan_neg,
+            f32::NEG_INFINITY,
+            f32::MIN,
+            -1.0,
+            -0.0,
+            0.0,
+            f32::MIN_POSITIVE,
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+        ]);
+        check_order(&[f64::NEG_INFINITY, -2.5, -0.0, 0.0, 1e-300, f64::INFINITY, f64::NAN]);
+        let mut v = vec![0.5f32, f32::NAN, -0.0, f32::NEG_INFINITY, 0.0, -7.0];
+        let mut want = v.clone();
+        want.sort_by(f32::total_cmp);
+        v.sort_by(|a, b| a.key_cmp(b));
+        assert_eq!(
+            v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn integer_keys_follow_their_order() {
+        check_order(&[i32::MIN, -1, 0, 1, i32::MAX]);
+        check_order(&[i64::MIN, -1, 0, i64::MAX]);
+        check_order(&[0u32, 1, u32::MAX]);
+        check_order(&[0u64, u64::MAX]);
+    }
+
+    #[test]
+    fn descending_inverts_the_pattern() {
+        let (a, b) =
+            (3i32.to_bits().map(i32::MODE | mode::DESCENDING), 5i32.to_bits().map(i32::MODE | mode::DESCENDING));
+        assert!(a > b);
+        assert_eq!(a.map(i32::MODE | mode::DESCENDING | mode::DECODE), 3i32 as u32);
+    }
+}

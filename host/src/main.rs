@@ -27,7 +27,10 @@ fn main() -> ExitCode {
         Some("info") => match gpu() {
             Some(g) => {
                 let i = g.info();
-                println!("{} (compute capability {}.{}, {} SMs, {} PTX)", i.name, i.compute_capability.0, i.compute_capability.1, i.sms, i.ptx);
+                println!(
+                    "{} (compute capability {}.{}, {} SMs, {} PTX)",
+                    i.name, i.compute_capability.0, i.compute_capability.1, i.sms, i.ptx
+                );
                 ExitCode::SUCCESS
             }
             None => ExitCode::FAILURE,

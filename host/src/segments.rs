@@ -86,9 +86,31 @@ impl Gpu {
                 let name = items.kernel(&format!("warp_sort{}", WARP_SIZE * keys_per_lane));
                 let grid = blocks_for(segments, WARP_KERNEL_THREADS / WARP_SIZE);
                 let [k, v] = items.args();
-                self.launch(&name, grid, WARP_KERNEL_THREADS, 0, &[k, v, Arg::U64(items.n as u64), Arg::U32(seg_len as u32)])
+                self.launch(
+                    &name,
+                    grid,
+                    WARP_KERNEL_THREADS,
+                    0,
+                    &[k, v, Arg::U64(items.n as u64), Arg::U32(seg_len as u32)],
+                )
             }
             SegmentKernel::Block { tile } => self.block_sort(items, items, seg_len, tile as usize),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_smallest_kernel_that_fits() {
+        assert_eq!(SegmentKernel::for_len(1).unwrap(), SegmentKernel::Warp { keys_per_lane: 1 });
+        assert_eq!(SegmentKernel::for_len(33).unwrap(), SegmentKernel::Warp { keys_per_lane: 2 });
+        assert_eq!(SegmentKernel::for_len(512).unwrap(), SegmentKernel::Warp { keys_per_lane: 16 });
+        assert_eq!(SegmentKernel::for_len(513).unwrap(), SegmentKernel::Block { tile: 1024 });
+        assert_eq!(SegmentKernel::for_len(8192).unwrap(), SegmentKernel::Block { tile: 8192 });
+        assert!(matches!(SegmentKernel::for_len(0), Err(Error::BadSegment { .. })));
+        assert!(matches!(SegmentKernel::for_len(8193), Err(Error::BadSegment { len: 8193, max: 8192 })));
     }
 }

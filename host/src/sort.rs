@@ -131,7 +131,12 @@ impl Gpu {
     }
 
     /// Sorts host key-value slices (see [`Gpu::sort_pairs`]). On error both are unchanged.
-    pub fn sort_pairs_slice<K: SortKey, V: Payload>(&self, keys: &mut [K], vals: &mut [V], opts: &SortOptions) -> Result<()> {
+    pub fn sort_pairs_slice<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut [K],
+        vals: &mut [V],
+        opts: &SortOptions,
+    ) -> Result<()> {
         if keys.len() != vals.len() {
             return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
         }
@@ -222,7 +227,13 @@ impl Gpu {
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
         let grid = segments.min(i32::MAX as usize) as u32;
-        self.launch(&src.kernel("block_sort"), grid, threads, smem, &[sk, sv, dk, dv, Arg::U64(src.n as u64), Arg::U64(seg as u64)])
+        self.launch(
+            &src.kernel("block_sort"),
+            grid,
+            threads,
+            smem,
+            &[sk, sv, dk, dv, Arg::U64(src.n as u64), Arg::U64(seg as u64)],
+        )
     }
 
     /// GPU-Warpsort (tuned): step 1 block tiles, then merge passes.
@@ -251,7 +262,14 @@ impl Gpu {
     }
 
     /// One merge pass: merge-path partition, then one warp per window.
-    pub(crate) fn merge_pass(&self, src: &RawItems, dst: &RawItems, run: usize, parts: u64, windows: usize) -> Result<()> {
+    pub(crate) fn merge_pass(
+        &self,
+        src: &RawItems,
+        dst: &RawItems,
+        run: usize,
+        parts: u64,
+        windows: usize,
+    ) -> Result<()> {
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
         let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));

@@ -39,7 +39,12 @@ impl Gpu {
     /// assert!(gpu.check::<u32, u32>(&keys, None, Order::Ascending)?.confirms(&before));
     /// # Ok::<(), warpsort::Error>(())
     /// ```
-    pub fn check<K: SortKey, V: Payload>(&self, keys: &CudaSlice<K>, vals: Option<&CudaSlice<V>>, order: Order) -> Result<Check> {
+    pub fn check<K: SortKey, V: Payload>(
+        &self,
+        keys: &CudaSlice<K>,
+        vals: Option<&CudaSlice<V>>,
+        order: Order,
+    ) -> Result<Check> {
         let items = match vals {
             Some(v) => RawItems::pairs(self, keys, v),
             None => RawItems::keys(self, keys),

@@ -31,13 +31,7 @@ impl<I: Item> Block<I> {
 
     /// Publishes `x`, then returns the items at the partner slots `f(r)`.
     #[inline(always)]
-    fn exchange<const N: usize>(
-        &self,
-        x: &[I; N],
-        partner_warp: u32,
-        partner_lane: u32,
-        mirror: bool,
-    ) -> [I; N] {
+    fn exchange<const N: usize>(&self, x: &[I; N], partner_warp: u32, partner_lane: u32, mirror: bool) -> [I; N] {
         for (r, item) in x.iter().enumerate() {
             // SAFETY: slots lie inside the tile's shared memory (blockDim * N items).
             unsafe { *self.smem.add(Self::slot::<N>(self.warp, self.lane, r)) = *item };

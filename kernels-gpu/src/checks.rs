@@ -91,7 +91,14 @@ impl Bits64 for u64 {
 /// # Safety
 /// `keys` and `vals` hold `n` items; the counters are valid and aligned.
 #[inline(always)]
-pub unsafe fn verify<K: Bits64, V: Bits64>(keys: *const K, vals: *const V, n: u64, mode: u32, descents: *mut u32, sum: *mut u64) {
+pub unsafe fn verify<K: Bits64, V: Bits64>(
+    keys: *const K,
+    vals: *const V,
+    n: u64,
+    mode: u32,
+    descents: *mut u32,
+    sum: *mut u64,
+) {
     let n = n as usize;
     let mut base = global_thread() - lane_id() as usize;
     let mut bad = 0u32;
@@ -130,7 +137,14 @@ macro_rules! entries {
             use super::*;
             /// Sortedness and fingerprint of a key(-value) array.
             #[unsafe(export_name = concat!("verify_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn k(keys: *mut $K, vals: *mut $V, n: u64, mode: u32, descents: *mut u32, sum: *mut u64) {
+            pub unsafe extern "ptx-kernel" fn k(
+                keys: *mut $K,
+                vals: *mut $V,
+                n: u64,
+                mode: u32,
+                descents: *mut u32,
+                sum: *mut u64,
+            ) {
                 // SAFETY: the host passes `n` items and valid counters.
                 unsafe { verify(keys, vals, n, mode, descents, sum) }
             }

@@ -2,8 +2,8 @@
 //! inputs, so that every primitive is checked against a CPU reference.
 
 use crate::arch::{global_thread, thread_idx};
-use crate::network::cmpx;
 use crate::item::Pair;
+use crate::network::cmpx;
 use crate::warp;
 
 /// Shuffle op codes of `probe_shfl_*` (host and device share them).

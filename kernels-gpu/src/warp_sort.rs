@@ -47,11 +47,31 @@ macro_rules! entries {
                     }
                 };
             }
-            #[doc = "One segment size."] pub mod k32 { use super::*; one!(1, "warp_sort32"); }
-            #[doc = "One segment size."] pub mod k64 { use super::*; one!(2, "warp_sort64"); }
-            #[doc = "One segment size."] pub mod k128 { use super::*; one!(4, "warp_sort128"); }
-            #[doc = "One segment size."] pub mod k256 { use super::*; one!(8, "warp_sort256"); }
-            #[doc = "One segment size."] pub mod k512 { use super::*; one!(16, "warp_sort512"); }
+            #[doc = "One segment size."]
+            pub mod k32 {
+                use super::*;
+                one!(1, "warp_sort32");
+            }
+            #[doc = "One segment size."]
+            pub mod k64 {
+                use super::*;
+                one!(2, "warp_sort64");
+            }
+            #[doc = "One segment size."]
+            pub mod k128 {
+                use super::*;
+                one!(4, "warp_sort128");
+            }
+            #[doc = "One segment size."]
+            pub mod k256 {
+                use super::*;
+                one!(8, "warp_sort256");
+            }
+            #[doc = "One segment size."]
+            pub mod k512 {
+                use super::*;
+                one!(16, "warp_sort512");
+            }
         }
     };
 }

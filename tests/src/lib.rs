@@ -15,7 +15,12 @@ pub fn gpu() -> Option<&'static Gpu> {
     static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
     GPU.get_or_init(|| match Gpu::new() {
         Ok(g) => {
-            eprintln!("warpsort tests on {} (cc {:?}, {} PTX)", g.info().name, g.info().compute_capability, g.info().ptx);
+            eprintln!(
+                "warpsort tests on {} (cc {:?}, {} PTX)",
+                g.info().name,
+                g.info().compute_capability,
+                g.info().ptx
+            );
             Some(g)
         }
         Err(e) if std::env::var(REQUIRE_GPU).as_deref() == Ok("1") => {
@@ -31,7 +36,8 @@ pub fn gpu() -> Option<&'static Gpu> {
 
 /// Sizes every full sort is tried at: empty, one, around a warp, around the
 /// tiles, powers of two and not.
-pub const SIZES: &[usize] = &[0, 1, 2, 31, 32, 33, 100, 1000, 4095, 4096, 4097, 8192, 65_536, 100_003, 1 << 18, (1 << 20) + 5];
+pub const SIZES: &[usize] =
+    &[0, 1, 2, 31, 32, 33, 100, 1000, 4095, 4096, 4097, 8192, 65_536, 100_003, 1 << 18, (1 << 20) + 5];
 
 /// A size in the millions, for the sorts built for them.
 pub const LARGE: usize = 1 << 24;
@@ -89,7 +95,10 @@ where
 pub fn assert_pairs<K: SortKey>(input: &[K], ok: &[K], ov: &[u32], order: Order, what: &str) {
     let mut want = input.to_vec();
     cpu::sort(&mut want, order);
-    assert!(ok.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{what}: keys differ from the CPU reference");
+    assert!(
+        ok.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
+        "{what}: keys differ from the CPU reference"
+    );
     let mut seen = vec![false; input.len()];
     for (k, v) in ok.iter().zip(ov) {
         let v = *v as usize;

@@ -35,7 +35,12 @@ fn input(seed: u64) -> Vec<u32> {
 fn shuffles_u32_and_u64() {
     let Some(g) = gpu() else { return };
     let x = input(1);
-    for (op, f) in [(0, cref::shfl::<u32> as fn(&[u32], u32) -> Vec<u32>), (1, cref::shfl_up), (2, cref::shfl_down), (3, cref::shfl_xor)] {
+    for (op, f) in [
+        (0, cref::shfl::<u32> as fn(&[u32], u32) -> Vec<u32>),
+        (1, cref::shfl_up),
+        (2, cref::shfl_down),
+        (3, cref::shfl_xor),
+    ] {
         for arg in [0u32, 1, 5, 16, 31] {
             let got: Vec<u32> = run(g, "probe_shfl_u32", &x, N, &[A::U32(op), A::U32(arg)]);
             assert_eq!(got, f(&x, arg), "u32 op {op} arg {arg}");
@@ -44,7 +49,12 @@ fn shuffles_u32_and_u64() {
     // 64-bit: the probe reads pairs of input words as one u64.
     let x64: Vec<u64> = (0..N).map(|i| ((x[i] as u64) << 32) | x[(i * 7) % N] as u64).collect();
     let words: Vec<u32> = x64.iter().flat_map(|v| [*v as u32, (*v >> 32) as u32]).collect();
-    for (op, f) in [(0, cref::shfl::<u64> as fn(&[u64], u32) -> Vec<u64>), (1, cref::shfl_up), (2, cref::shfl_down), (3, cref::shfl_xor)] {
+    for (op, f) in [
+        (0, cref::shfl::<u64> as fn(&[u64], u32) -> Vec<u64>),
+        (1, cref::shfl_up),
+        (2, cref::shfl_down),
+        (3, cref::shfl_xor),
+    ] {
         for arg in [1u32, 3, 16] {
             let g64 = {
                 let s = g.stream();
@@ -52,7 +62,13 @@ fn shuffles_u32_and_u64() {
                 let dout = s.alloc_zeros::<u64>(N).unwrap();
                 // SAFETY: probe_shfl_u64 reads and writes one u64 per thread.
                 unsafe {
-                    g.launch_kernel("probe_shfl_u64", WARPS as u32, WARP_SIZE, 0, &[A::U64(g.ptr(&din)), A::U64(g.ptr(&dout)), A::U32(op), A::U32(arg)])
+                    g.launch_kernel(
+                        "probe_shfl_u64",
+                        WARPS as u32,
+                        WARP_SIZE,
+                        0,
+                        &[A::U64(g.ptr(&din)), A::U64(g.ptr(&dout)), A::U32(op), A::U32(arg)],
+                    )
                 }
                 .unwrap();
                 s.clone_dtoh(&dout).unwrap()
@@ -121,7 +137,13 @@ fn ballot_compaction() {
     let dcount = s.alloc_zeros::<u32>(WARPS).unwrap();
     // SAFETY: probe_compact writes inside each warp's 32 outputs and one count per warp.
     unsafe {
-        g.launch_kernel("probe_compact", WARPS as u32, WARP_SIZE, 0, &[A::U64(g.ptr(&din)), A::U64(g.ptr(&dout)), A::U64(g.ptr(&dcount))])
+        g.launch_kernel(
+            "probe_compact",
+            WARPS as u32,
+            WARP_SIZE,
+            0,
+            &[A::U64(g.ptr(&din)), A::U64(g.ptr(&dout)), A::U64(g.ptr(&dcount))],
+        )
     }
     .unwrap();
     let (out, counts) = (s.clone_dtoh(&dout).unwrap(), s.clone_dtoh(&dcount).unwrap());

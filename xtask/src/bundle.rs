@@ -34,7 +34,14 @@ pub fn bundle(root: &Path) -> Result<(), String> {
         std::fs::copy(exe, dir.join("tests").join(&name)).map_err(|e| e.to_string())?;
         count += 1;
     }
-    crate::run(Command::new("cargo").current_dir(root).args(["build", "--release", "-p", "warpsort", "--bin", "warpsort"]))?;
+    crate::run(Command::new("cargo").current_dir(root).args([
+        "build",
+        "--release",
+        "-p",
+        "warpsort",
+        "--bin",
+        "warpsort",
+    ]))?;
     std::fs::copy(root.join("target/release/warpsort"), dir.join("warpsort")).map_err(|e| e.to_string())?;
     let cub = root.join("xtask/cub/cub_bench.cu");
     if cub.exists() {

@@ -109,10 +109,7 @@ pub fn build(root: &Path, check: bool, require_ptxas: bool) -> Result<(), String
         }
     }
     if !stale.is_empty() {
-        return Err(format!(
-            "embedded PTX is stale (run `cargo xtask build-ptx` and commit): {}",
-            stale.join(", ")
-        ));
+        return Err(format!("embedded PTX is stale (run `cargo xtask build-ptx` and commit): {}", stale.join(", ")));
     }
     Ok(())
 }

@@ -59,9 +59,7 @@ fn parse(log: &str) -> Vec<Usage> {
 pub fn report(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path) -> Result<(), String> {
     let src = scratch.join("check.ptx");
     std::fs::write(&src, ptx).map_err(|e| e.to_string())?;
-    let log = output(
-        Command::new(ptxas).args(["-v", &format!("-arch={arch}"), "-o", "/dev/null"]).arg(&src),
-    )?;
+    let log = output(Command::new(ptxas).args(["-v", &format!("-arch={arch}"), "-o", "/dev/null"]).arg(&src))?;
     let usage = parse(&log);
     let max_regs = usage.iter().map(|u| u.regs).max().unwrap_or(0);
     let spilling: Vec<&Usage> = usage.iter().filter(|u| u.spill_stores + u.spill_loads > 0).collect();
