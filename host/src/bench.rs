@@ -8,7 +8,7 @@ use std::process::Command;
 
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::data::{Dist, FromPattern, keys};
-use warpsort::{Algorithm, Gpu, Order, Result, SortKey, SortOptions};
+use warpsort::{Algorithm, Gpu, Order, Result, SortKey, SortOptions, WarpsortConfig};
 
 pub struct Options {
     quick: bool,
@@ -134,17 +134,29 @@ impl Bench<'_> {
         suite: &'static str,
         algo: Algorithm,
         dist: Dist,
-        n: usize,
         pairs: bool,
         input: &[K],
     ) -> Result<()> {
+        self.sort_row_with(suite, algo.name().into(), SortOptions::algorithm(algo), dist, pairs, input)
+    }
+
+    /// [`Bench::sort_row`] with explicit options and label.
+    fn sort_row_with<K: SortKey>(
+        &mut self,
+        suite: &'static str,
+        label: String,
+        opts: SortOptions,
+        dist: Dist,
+        pairs: bool,
+        input: &[K],
+    ) -> Result<()> {
+        let n = input.len();
         let s = self.gpu.stream().clone();
         let pristine = s.clone_htod(input)?;
         let mut work = s.clone_dtod(&pristine)?;
         let vals_init: Vec<u32> = (0..n as u32).collect();
         let vals_pristine = s.clone_htod(&vals_init)?;
         let mut vals = s.clone_dtod(&vals_pristine)?;
-        let opts = SortOptions::algorithm(algo);
         let before = self.gpu.check(&pristine, pairs.then_some(&vals_pristine), Order::Ascending)?;
         let gpu = self.gpu;
         let ms = self.time(&pristine, &mut work, |w| {
@@ -159,7 +171,7 @@ impl Bench<'_> {
         let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
         self.push(Row {
             suite,
-            algo: algo.name().into(),
+            algo: label,
             dtype: K::NAME,
             pairs,
             dist: dist.name(),
@@ -331,8 +343,8 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             progress(&format!("full sorts, n = 2^{}", n.trailing_zeros()));
             let keys_in = input::<u32>(Dist::Uniform, n);
             for pairs in [false, true] {
-                b.sort_row("sizes", Algorithm::WarpSort, Dist::Uniform, n, pairs, &keys_in)?;
-                b.sort_row("sizes", Algorithm::Bitonic, Dist::Uniform, n, pairs, &keys_in)?;
+                b.sort_row("sizes", Algorithm::WarpSort, Dist::Uniform, pairs, &keys_in)?;
+                b.sort_row("sizes", Algorithm::Bitonic, Dist::Uniform, pairs, &keys_in)?;
                 b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None);
             }
         }
@@ -342,8 +354,8 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let n = 1 << 24;
         progress("fused against naive bitonic sort, n = 2^24");
         let keys_in = input::<u32>(Dist::Uniform, n);
-        b.sort_row("naive", Algorithm::Bitonic, Dist::Uniform, n, false, &keys_in)?;
-        b.sort_row("naive", Algorithm::BitonicNaive, Dist::Uniform, n, false, &keys_in)?;
+        b.sort_row("naive", Algorithm::Bitonic, Dist::Uniform, false, &keys_in)?;
+        b.sort_row("naive", Algorithm::BitonicNaive, Dist::Uniform, false, &keys_in)?;
         let (f, nv) = (b.rows[b.rows.len() - 2].ms, b.rows[b.rows.len() - 1].ms);
         println!("          fused bitonic is {:.1}x the naive one-launch-per-stage sort", nv / f);
     }
@@ -353,8 +365,44 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         for dist in Dist::ALL {
             progress(&format!("distribution {}, n = 2^24", dist.name()));
             let keys_in = input::<u32>(dist, n);
-            b.sort_row("dists", Algorithm::WarpSort, dist, n, false, &keys_in)?;
+            b.sort_row("dists", Algorithm::WarpSort, dist, false, &keys_in)?;
             b.cub_rows("dists", dist, false, &keys_in, None);
+        }
+    }
+
+    if opts.wants("tune") {
+        let n = 1 << 24;
+        progress("GPU-Warpsort parameters, n = 2^24");
+        let keys_in = input::<u32>(Dist::Uniform, n);
+        for pairs in [false, true] {
+            for tile in [2048usize, 4096, 8192] {
+                for k in warpsort::kernels::config::MERGE_KEYS_PER_LANE {
+                    let cfg = WarpsortConfig { tile, merge_keys_per_lane: k };
+                    let o = SortOptions { warpsort: cfg, ..Default::default() };
+                    b.sort_row_with("tune", format!("warpsort tile={tile} k={k}"), o, Dist::Uniform, pairs, &keys_in)?;
+                }
+            }
+        }
+    }
+
+    if opts.wants("steps") {
+        let n = 1 << 24;
+        let keys_in = input::<u32>(Dist::Uniform, n);
+        for pairs in [false, true] {
+            progress(&format!("GPU-Warpsort time per step, n = 2^24, {}", if pairs { "pairs" } else { "keys" }));
+            let mut k = s.clone_htod(&keys_in)?;
+            let mut v = s.clone_htod(&(0..n as u32).collect::<Vec<_>>())?;
+            gpu.sort_pairs(&mut k, &mut v, &SortOptions::default())?; // warm-up
+            s.memcpy_htod(&keys_in, &mut k)?;
+            gpu.profile_begin();
+            if pairs {
+                gpu.sort_pairs(&mut k, &mut v, &SortOptions::default())?
+            } else {
+                gpu.sort(&mut k)?
+            }
+            for t in gpu.profile_end()? {
+                println!("steps     {:<32} {} launches {:>9.3} ms", t.kernel, t.launches, t.ms);
+            }
         }
     }
 

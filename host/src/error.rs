@@ -34,6 +34,8 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
+    /// Sort parameters the kernels do not support.
+    BadConfig(String),
     /// A CUDA driver call failed (out of memory, launch failure, …).
     Driver(cudarc::driver::DriverError),
 }
@@ -61,6 +63,7 @@ impl fmt::Display for Error {
             Error::TooLong { len, max } => {
                 write!(f, "{len} items is more than this operation sorts ({max}); split the input")
             }
+            Error::BadConfig(m) => write!(f, "unsupported sort parameters {m}"),
             Error::Driver(e) => write!(f, "CUDA driver error: {e}"),
         }
     }

@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 
 use crate::error::{Error, Result};
@@ -45,6 +47,19 @@ pub struct Gpu {
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<String, CudaFunction>>,
     info: DeviceInfo,
+    /// While profiling: every launch with events around it.
+    profile: Mutex<Option<Vec<(String, CudaEvent, CudaEvent)>>>,
+}
+
+/// Time spent in one kernel while profiling ([`Gpu::profile_end`]).
+#[derive(Clone, Debug)]
+pub struct KernelTime {
+    /// Kernel name.
+    pub kernel: String,
+    /// Launches.
+    pub launches: usize,
+    /// Total GPU time, milliseconds.
+    pub ms: f64,
 }
 
 /// A raw device pointer passed to a kernel (0 for "no payload").
@@ -98,7 +113,7 @@ impl Gpu {
             ptx,
             max_smem: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
         };
-        Ok(Gpu { ctx, stream, module, functions: Mutex::new(HashMap::new()), info })
+        Ok(Gpu { ctx, stream, module, functions: Mutex::new(HashMap::new()), info, profile: Mutex::new(None) })
     }
 
     /// The device's name and properties.
@@ -114,6 +129,30 @@ impl Gpu {
     /// The CUDA context.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+
+    /// Starts recording the GPU time of every kernel warpsort launches (CUDA
+    /// events around each launch; for breakdowns, not for headline timings).
+    pub fn profile_begin(&self) {
+        *self.profile.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+    }
+
+    /// Stops recording and returns the time per kernel, in launch order of first use.
+    pub fn profile_end(&self) -> Result<Vec<KernelTime>> {
+        let recorded = self.profile.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
+        self.stream.synchronize()?;
+        let mut out: Vec<KernelTime> = Vec::new();
+        for (name, start, stop) in recorded {
+            let ms = start.elapsed_ms(&stop)? as f64;
+            match out.iter_mut().find(|t| t.kernel == name) {
+                Some(t) => {
+                    t.launches += 1;
+                    t.ms += ms;
+                }
+                None => out.push(KernelTime { kernel: name, launches: 1, ms }),
+            }
+        }
+        Ok(out)
     }
 
     /// Waits for all of warpsort's queued work.
@@ -148,10 +187,24 @@ impl Gpu {
             };
         }
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem };
+        let mut profile = self.profile.lock().unwrap_or_else(|e| e.into_inner());
+        let events = match profile.as_ref() {
+            Some(_) => {
+                let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+                let (start, stop) = (self.ctx.new_event(flags)?, self.ctx.new_event(flags)?);
+                start.record(&self.stream)?;
+                Some((start, stop))
+            }
+            None => None,
+        };
         // SAFETY: every kernel of warpsort's PTX takes exactly the pointer and
         // scalar arguments its host launcher passes, in order; pointers come from
         // live allocations of at least the lengths passed beside them.
         unsafe { b.launch(cfg) }?;
+        if let (Some((start, stop)), Some(list)) = (events, profile.as_mut()) {
+            stop.record(&self.stream)?;
+            list.push((name.to_string(), start, stop));
+        }
         Ok(())
     }
 

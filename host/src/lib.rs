@@ -33,9 +33,9 @@ pub mod verify;
 
 pub use cudarc;
 pub use error::{Error, Result};
-pub use gpu::{DeviceInfo, Gpu, KernelArg, PTX_SM70, PTX_SM90};
+pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
 pub use key::{Bits, Order, Payload, SortKey};
 pub use segments::SegmentKernel;
-pub use sort::{Algorithm, SortOptions, device_address};
+pub use sort::{Algorithm, SortOptions, WarpsortConfig, device_address};
 pub use verify::Check;
 pub use warpsort_kernels as kernels;

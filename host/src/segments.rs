@@ -5,7 +5,7 @@
 use cudarc::driver::CudaSlice;
 use warpsort_kernels::config::{
     BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, WARP_KERNEL_THREADS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE,
-    WARP_SORT_MAX_SEGMENT,
+    WARP_SORT_MAX_SEGMENT, warp_sort_batch,
 };
 
 use crate::error::{Error, Result};
@@ -84,7 +84,8 @@ impl Gpu {
         self.with_ordered_keys::<K>(items, order, || match kernel {
             SegmentKernel::Warp { keys_per_lane } => {
                 let name = items.kernel(&format!("warp_sort{}", WARP_SIZE * keys_per_lane));
-                let grid = blocks_for(segments, WARP_KERNEL_THREADS / WARP_SIZE);
+                let per_block = WARP_KERNEL_THREADS / WARP_SIZE * warp_sort_batch(keys_per_lane);
+                let grid = blocks_for(segments, per_block);
                 let [k, v] = items.args();
                 self.launch(
                     &name,

@@ -2,8 +2,8 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 use warpsort_kernels::config::{
-    BLOCK_THREADS, BLOCK_TILE, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, PARTITION_THREADS, WARP_KERNEL_THREADS,
-    WARP_SIZE, WARP_TILE,
+    BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE, DEFAULT_MERGE_KEYS_PER_LANE,
+    ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -42,6 +42,49 @@ impl Algorithm {
     }
 }
 
+/// GPU-Warpsort's tuning parameters.
+///
+/// ```
+/// let c = warpsort::WarpsortConfig::default();
+/// assert!(c.validate().is_ok());
+/// assert!(warpsort::WarpsortConfig { tile: 1000, ..c }.validate().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpsortConfig {
+    /// Step 1: keys per block tile (a power of two, 256 to 8192), sorted by
+    /// warp networks in registers and cross-warp stages in shared memory.
+    pub tile: usize,
+    /// Steps 2-4: keys per lane of a merge window (4, 8 or 16: windows of
+    /// 128, 256 or 512 outputs, one warp each).
+    pub merge_keys_per_lane: u32,
+}
+
+impl Default for WarpsortConfig {
+    fn default() -> Self {
+        WarpsortConfig { tile: BLOCK_TILE as usize, merge_keys_per_lane: DEFAULT_MERGE_KEYS_PER_LANE }
+    }
+}
+
+impl WarpsortConfig {
+    /// Outputs of one merge window.
+    pub fn window(&self) -> usize {
+        (WARP_SIZE * self.merge_keys_per_lane) as usize
+    }
+
+    /// Checks the parameters against what the kernels support.
+    pub fn validate(&self) -> Result<()> {
+        let tile_ok = self.tile.is_power_of_two()
+            && (BLOCK_SORT_MIN_TILE as usize..=BLOCK_SORT_MAX_TILE as usize).contains(&self.tile);
+        let k_ok = MERGE_KEYS_PER_LANE.contains(&self.merge_keys_per_lane);
+        if !tile_ok || !k_ok || self.tile < self.window() {
+            return Err(Error::BadConfig(format!(
+                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the window; merge_keys_per_lane one of {MERGE_KEYS_PER_LANE:?}"
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// How to sort.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SortOptions {
@@ -49,6 +92,8 @@ pub struct SortOptions {
     pub algorithm: Algorithm,
     /// Ascending (default) or descending.
     pub order: Order,
+    /// GPU-Warpsort's parameters.
+    pub warpsort: WarpsortConfig,
 }
 
 impl SortOptions {
@@ -152,24 +197,23 @@ impl Gpu {
     }
 
     /// Device bytes a full sort of `n` items allocates besides its input
-    /// (`key_bytes`/`val_bytes` per item; 0 value bytes for key-only).
-    pub fn sort_temp_bytes(algorithm: Algorithm, n: usize, key_bytes: usize, val_bytes: usize) -> usize {
-        match algorithm {
-            Algorithm::WarpSort if n > BLOCK_TILE as usize => {
-                let (k, v, p) = Self::warpsort_layout(n, key_bytes, val_bytes);
-                let _ = (k, v);
-                p + (n.div_ceil(WARP_TILE as usize) + 1) * 8
+    /// (`key_bytes`/`val_bytes` per item; 0 value bytes for key-only):
+    /// GPU-Warpsort's `n + c` of the paper's `2n + c`, the bitonic sorts none.
+    pub fn sort_temp_bytes(opts: &SortOptions, n: usize, key_bytes: usize, val_bytes: usize) -> usize {
+        match opts.algorithm {
+            Algorithm::WarpSort if n > opts.warpsort.tile => {
+                let (_, parts) = Self::warpsort_layout(n, key_bytes, val_bytes);
+                parts + (n.div_ceil(opts.warpsort.window()) + 1) * 8
             }
             _ => 0,
         }
     }
 
-    /// Offsets of GPU-Warpsort's scratch keys, values and partitions (each
-    /// 256-byte aligned).
-    fn warpsort_layout(n: usize, key_bytes: usize, val_bytes: usize) -> (usize, usize, usize) {
+    /// Offsets of GPU-Warpsort's scratch values and partitions after its
+    /// scratch keys (each 256-byte aligned).
+    fn warpsort_layout(n: usize, key_bytes: usize, val_bytes: usize) -> (usize, usize) {
         let vals = (n * key_bytes).next_multiple_of(256);
-        let parts = vals + (n * val_bytes).next_multiple_of(256);
-        (0, vals, parts)
+        (vals, vals + (n * val_bytes).next_multiple_of(256))
     }
 
     /// Maps keys onto (or back from) their ordered bit patterns.
@@ -201,17 +245,18 @@ impl Gpu {
         if items.n < 2 {
             return Ok(());
         }
+        opts.warpsort.validate()?;
         // Allocate before touching the data: an out-of-memory error leaves it as it was.
-        let temp = self.alloc_sort_temp(opts.algorithm, items)?;
+        let temp = self.alloc_sort_temp(opts, items)?;
         self.with_ordered_keys::<K>(items, opts.order, || match opts.algorithm {
-            Algorithm::WarpSort => self.warpsort(items, temp.as_ref()),
+            Algorithm::WarpSort => self.warpsort(items, &opts.warpsort, temp.as_ref()),
             Algorithm::Bitonic => self.bitonic(items, true),
             Algorithm::BitonicNaive => self.bitonic(items, false),
         })
     }
 
-    fn alloc_sort_temp(&self, algorithm: Algorithm, items: &RawItems) -> Result<Option<CudaSlice<u8>>> {
-        let bytes = Self::sort_temp_bytes(algorithm, items.n, items.key_bytes, items.val_bytes);
+    fn alloc_sort_temp(&self, opts: &SortOptions, items: &RawItems) -> Result<Option<CudaSlice<u8>>> {
+        let bytes = Self::sort_temp_bytes(opts, items.n, items.key_bytes, items.val_bytes);
         if bytes == 0 {
             return Ok(None);
         }
@@ -237,47 +282,48 @@ impl Gpu {
     }
 
     /// GPU-Warpsort (tuned): step 1 block tiles, then merge passes.
-    fn warpsort(&self, items: &RawItems, temp: Option<&CudaSlice<u8>>) -> Result<()> {
+    fn warpsort(&self, items: &RawItems, cfg: &WarpsortConfig, temp: Option<&CudaSlice<u8>>) -> Result<()> {
         let n = items.n;
-        let tile = BLOCK_TILE as usize;
+        let tile = cfg.tile;
         let Some(temp) = temp else {
             return self.block_sort(items, items, tile, tile);
         };
         let base = self.ptr(temp);
-        let (_, vals, parts) = Self::warpsort_layout(n, items.key_bytes, items.val_bytes);
+        let (vals, parts) = Self::warpsort_layout(n, items.key_bytes, items.val_bytes);
         let tmp = items.moved_to(base, base + vals as u64);
         let parts = base + parts as u64;
         let passes = log2_ceil(n.div_ceil(tile));
         // Step 1 writes where an even number of passes later ends in `items`.
         let (mut cur, mut other) = if passes % 2 == 1 { (tmp.clone(), items.clone()) } else { (items.clone(), tmp) };
         self.block_sort(items, &cur, tile, tile)?;
-        let windows = n.div_ceil(WARP_TILE as usize);
         let mut run = tile;
         while run < n {
-            self.merge_pass(&cur, &other, run, parts, windows)?;
+            self.merge_pass(&cur, &other, run, parts, cfg.window())?;
             std::mem::swap(&mut cur, &mut other);
             run *= 2;
         }
         Ok(())
     }
 
-    /// One merge pass: merge-path partition, then one warp per window.
+    /// One merge pass: merge-path partition, then one warp per window of
+    /// `window` outputs.
     pub(crate) fn merge_pass(
         &self,
         src: &RawItems,
         dst: &RawItems,
         run: usize,
         parts: u64,
-        windows: usize,
+        window: usize,
     ) -> Result<()> {
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
         let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));
-        let grid = blocks_for(windows, PARTITION_THREADS);
-        self.launch(&src.kernel("merge_partition"), grid, PARTITION_THREADS, 0, &[sk, sv, n, run, Arg::U64(parts)])?;
-        let warps_per_block = (WARP_KERNEL_THREADS / WARP_SIZE) as usize;
-        let grid = blocks_for(windows, warps_per_block as u32);
-        self.launch(&src.kernel("merge_pass"), grid, WARP_KERNEL_THREADS, 0, &[sk, sv, dk, dv, n, run, Arg::U64(parts)])
+        // One warp per window in both kernels.
+        let grid = blocks_for(src.n.div_ceil(window), WARP_KERNEL_THREADS / WARP_SIZE);
+        let part_args = [sk, sv, n, run, Arg::U64(window as u64), Arg::U64(parts)];
+        self.launch(&src.kernel("merge_partition"), grid, WARP_KERNEL_THREADS, 0, &part_args)?;
+        let pass = src.kernel(&format!("merge_pass{window}"));
+        self.launch(&pass, grid, WARP_KERNEL_THREADS, 0, &[sk, sv, dk, dv, n, run, Arg::U64(parts)])
     }
 
     /// Full-array bitonic sort, fused (register/shared-memory stages for
@@ -310,8 +356,21 @@ impl Gpu {
         let log_tile = tile.trailing_zeros();
         let fused_grid = n.div_ceil(tile) as u32;
         for log_s in (log_tile + 1)..=log_n {
-            for log_j in (log_tile..log_s).rev() {
-                stage(log_s, log_j)?;
+            // The flip, then the global half-cleaners up to three per pass.
+            stage(log_s, log_s - 1)?;
+            let mut log_j = log_s as i64 - 2;
+            while log_j >= log_tile as i64 {
+                let c = (log_j - log_tile as i64 + 1).min(3) as u32;
+                let lj = log_j as u32;
+                match c {
+                    1 => stage(log_s, lj)?,
+                    _ => {
+                        let grid = blocks_for(n.next_power_of_two() >> c, GLOBAL_STAGE_THREADS);
+                        let name = items.kernel(&format!("bitonic_hc{c}"));
+                        self.launch(&name, grid, GLOBAL_STAGE_THREADS, 0, &[k, v, Arg::U64(n as u64), Arg::U32(lj)])?;
+                    }
+                }
+                log_j -= c as i64;
             }
             let smem = (tile * items.item_bytes()) as u32;
             self.launch(&items.kernel("bitonic_fused"), fused_grid, BLOCK_THREADS, smem, &[k, v, Arg::U64(n as u64)])?;

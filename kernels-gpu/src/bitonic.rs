@@ -8,7 +8,7 @@
 //! fused sort uses it only for strides of at least `BLOCK_TILE`.
 
 use crate::arch::{global_thread, grid_threads};
-use crate::item::{Item, Items, Key, Word};
+use crate::item::{Item, Items, Key, Pair, Word};
 
 /// One stage of phase `2^log_s` with stride `2^log_j` (a flip when
 /// `log_j == log_s - 1`, else a half-cleaner).
@@ -45,6 +45,54 @@ pub unsafe fn global_stage<K: Key, V: Word>(items: Items<K, V>, n: u64, log_s: u
     }
 }
 
+/// `C` consecutive half-cleaner stages, strides `2^log_j` down to
+/// `2^(log_j - C + 1)`, in one pass over memory: each thread owns the `2^C`
+/// items those stages mix (a radix-`2^C` step), so the sort reads and writes
+/// the array once per `C` stages instead of once per stage.
+///
+/// # Safety
+/// `items` holds `n` items; `log_j + 1 >= C`.
+#[inline(always)]
+pub unsafe fn global_half_cleaners<K: Key, V: Word, const C: usize>(items: Items<K, V>, n: u64, log_j: u32) {
+    let n = n as usize;
+    let low = log_j + 1 - C as u32;
+    let groups = n.next_power_of_two() >> C;
+    let mut g = global_thread();
+    while g < groups {
+        // Insert C zero bits at positions low..=log_j of the group number.
+        let base = ((g >> low) << (log_j + 1)) | (g & ((1 << low) - 1));
+        let at = |t: usize| base + (t << low);
+        if at(0) < n {
+            let g_size = 1usize << C;
+            let mut x = [Pair::<K, V>::pad(); 8];
+            for (t, slot) in x.iter_mut().enumerate() {
+                if t < g_size {
+                    // SAFETY: reads only below n.
+                    *slot = unsafe { items.get_or_pad(at(t), n) };
+                }
+            }
+            for b in (0..C).rev() {
+                for t in 0..8 {
+                    let u = t | (1 << b);
+                    if t & (1 << b) == 0 && u < g_size {
+                        let (lo, hi) = (x[t], x[u]);
+                        let swap = lo.gt(&hi);
+                        x[t] = if swap { hi } else { lo };
+                        x[u] = if swap { lo } else { hi };
+                    }
+                }
+            }
+            for (t, item) in x.iter().enumerate() {
+                if t < g_size && at(t) < n {
+                    // SAFETY: below n; groups are disjoint.
+                    unsafe { items.set(at(t), *item) };
+                }
+            }
+        }
+        g += grid_threads();
+    }
+}
+
 macro_rules! entries {
     ($K:ty, $V:ty, $sfx:ident) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
@@ -55,6 +103,18 @@ macro_rules! entries {
             pub unsafe extern "ptx-kernel" fn stage(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_stage::<$K, $V>(Items { keys, vals }, n, log_s, log_j) }
+            }
+            /// Two half-cleaner stages in one pass.
+            #[unsafe(export_name = concat!("bitonic_hc2_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn hc2(keys: *mut $K, vals: *mut $V, n: u64, log_j: u32) {
+                // SAFETY: the host passes arrays of `n` items.
+                unsafe { global_half_cleaners::<$K, $V, 2>(Items { keys, vals }, n, log_j) }
+            }
+            /// Three half-cleaner stages in one pass.
+            #[unsafe(export_name = concat!("bitonic_hc3_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn hc3(keys: *mut $K, vals: *mut $V, n: u64, log_j: u32) {
+                // SAFETY: the host passes arrays of `n` items.
+                unsafe { global_half_cleaners::<$K, $V, 3>(Items { keys, vals }, n, log_j) }
             }
         }
     };

@@ -20,6 +20,13 @@ pub const WARPS_PER_BLOCK: u32 = WARP_KERNEL_THREADS / WARP_SIZE;
 
 /// Keys per lane for the batched warp sorts: a warp sorts `32 * K` keys.
 pub const WARP_SORT_KEYS_PER_LANE: [u32; 5] = [1, 2, 4, 8, 16];
+/// Segments one warp sorts together (their networks interleaved, so that
+/// short segments still keep enough loads in flight): 8 for 32-key segments,
+/// down to 1 from 256 keys on.
+pub const fn warp_sort_batch(keys_per_lane: u32) -> u32 {
+    if keys_per_lane >= 8 { 1 } else { 8 / keys_per_lane }
+}
+
 /// The largest segment one warp sorts: `32 * 16`.
 pub const WARP_SORT_MAX_SEGMENT: u32 = 512;
 
@@ -45,8 +52,11 @@ pub const GLOBAL_STAGE_THREADS: u32 = 256;
 /// Threads per block of element-wise kernels (key encoding, checks, fills).
 pub const ELEMENTWISE_THREADS: u32 = 256;
 
-/// Threads per block of the merge-path partition kernel.
-pub const PARTITION_THREADS: u32 = 256;
+/// Keys per lane GPU-Warpsort's merge windows may use: a warp merges a window
+/// of `32 * k` outputs in registers (kernels `merge_pass{32k}_*`).
+pub const MERGE_KEYS_PER_LANE: [u32; 3] = [4, 8, 16];
+/// The default keys per lane of a merge window (tuned on an H200).
+pub const DEFAULT_MERGE_KEYS_PER_LANE: u32 = 8;
 
 /// The paper's configuration of GPU-Warpsort (Ye et al. 2010): 128-key warp
 /// tiles in step 1 (4 keys per lane), a t = 64 element merge buffer in step 2.

@@ -131,12 +131,34 @@ pub fn warp_half_cleaners<I: Item, const N: usize>(x: &mut [I; N], lane: u32, fr
 /// Phase `s` (flip, then half-cleaners) for `s <= 32 * N`.
 #[inline(always)]
 pub fn warp_phase<I: Item, const N: usize>(x: &mut [I; N], lane: u32, s: usize) {
-    if s <= N {
-        flip_in_lane(x, s);
-    } else {
-        flip_across(x, lane, (s / N - 1) as u32);
+    warp_phase_batch(core::array::from_mut(x), lane, s);
+}
+
+/// [`warp_phase`] on `B` independent warp tiles at once: every stage is
+/// applied to all of them before the next, so their shuffles and loads
+/// overlap (instruction- and memory-level parallelism for short segments).
+#[inline(always)]
+pub fn warp_phase_batch<I: Item, const N: usize, const B: usize>(xs: &mut [[I; N]; B], lane: u32, s: usize) {
+    for x in xs.iter_mut() {
+        if s <= N {
+            flip_in_lane(x, s);
+        } else {
+            flip_across(x, lane, (s / N - 1) as u32);
+        }
     }
-    warp_half_cleaners(x, lane, s / 4);
+    let mut j = s / 4;
+    while j >= N && j > 0 {
+        for x in xs.iter_mut() {
+            half_clean_across(x, lane, (j / N) as u32);
+        }
+        j /= 2;
+    }
+    while j > 0 {
+        for x in xs.iter_mut() {
+            half_clean_in_lane(x, j);
+        }
+        j /= 2;
+    }
 }
 
 /// Sorts the warp's `32 * N` items (lane-blocked) ascending: the complete
@@ -147,9 +169,15 @@ pub fn warp_phase<I: Item, const N: usize>(x: &mut [I; N], lane: u32, s: usize) 
 /// stages with strides below `N` run inside each lane's registers.
 #[inline(always)]
 pub fn warp_sort<I: Item, const N: usize>(x: &mut [I; N], lane: u32) {
+    warp_sort_batch(core::array::from_mut(x), lane);
+}
+
+/// [`warp_sort`] of `B` independent warp tiles, stage by stage together.
+#[inline(always)]
+pub fn warp_sort_batch<I: Item, const N: usize, const B: usize>(xs: &mut [[I; N]; B], lane: u32) {
     let mut s = 2;
     while s <= 32 * N {
-        warp_phase(x, lane, s);
+        warp_phase_batch(xs, lane, s);
         s *= 2;
     }
 }

@@ -3,32 +3,41 @@
 //! barrier). Short segments and idle lanes hold `MAX` pads.
 
 use crate::arch::{global_warp, grid_threads, lane_id};
-use crate::config::WARP_SIZE;
-use crate::item::{Items, Key, Word};
+use crate::config::{WARP_SIZE, warp_sort_batch};
+use crate::item::{Items, Key, Pair, Word};
 use crate::network;
 use crate::tile::{load_blocked, store_blocked};
 
-/// Sorts every segment `[s * seg, min((s + 1) * seg, n))`, one warp each,
-/// grid-stride over segments. Requires `seg <= 32 * N`.
+/// Sorts every segment `[s * seg, min((s + 1) * seg, n))`, one warp per `B`
+/// consecutive segments (sorted together for memory-level parallelism),
+/// grid-stride. Requires `seg <= 32 * N`.
 ///
 /// # Safety
 /// `items` holds `n` items.
 #[inline(always)]
-pub unsafe fn sort_segments<K: Key, V: Word, const N: usize>(items: Items<K, V>, n: u64, seg: u32) {
+pub unsafe fn sort_segments<K: Key, V: Word, const N: usize, const B: usize>(items: Items<K, V>, n: u64, seg: u32) {
     let (n, seg) = (n as usize, seg as usize);
-    let lane = lane_id();
+    let lane = lane_id() as usize;
     let segments = n.div_ceil(seg);
-    let mut s = global_warp();
-    while s < segments {
-        let start = s * seg;
-        let len = seg.min(n - start);
-        // SAFETY: the segment lies inside the arrays.
-        let it = unsafe { items.offset(start) };
-        // SAFETY: `it` holds `len` items; this warp owns the segment.
-        let mut x = unsafe { load_blocked::<K, V, N>(&it, lane as usize, len) };
-        network::warp_sort(&mut x, lane);
-        unsafe { store_blocked(&it, lane as usize, len, &x) };
-        s += grid_threads() / WARP_SIZE as usize;
+    let mut first = global_warp() * B;
+    while first < segments {
+        let mut xs = [[Pair::pad(); N]; B];
+        for (b, x) in xs.iter_mut().enumerate() {
+            let start = (first + b) * seg;
+            if start < n {
+                // SAFETY: the segment lies inside the arrays.
+                *x = unsafe { load_blocked::<K, V, N>(&items.offset(start), lane, seg.min(n - start)) };
+            }
+        }
+        network::warp_sort_batch(&mut xs, lane as u32);
+        for (b, x) in xs.iter().enumerate() {
+            let start = (first + b) * seg;
+            if start < n {
+                // SAFETY: as above; this warp owns these segments.
+                unsafe { store_blocked(&items.offset(start), lane, seg.min(n - start), x) };
+            }
+        }
+        first += grid_threads() / WARP_SIZE as usize * B;
     }
 }
 
@@ -43,7 +52,9 @@ macro_rules! entries {
                     /// Batched warp sort of fixed-size segments.
                     pub unsafe extern "ptx-kernel" fn k(keys: *mut $K, vals: *mut $V, n: u64, seg: u32) {
                         // SAFETY: the host passes arrays of `n` items.
-                        unsafe { sort_segments::<$K, $V, $n>(Items { keys, vals }, n, seg) }
+                        unsafe {
+                            sort_segments::<$K, $V, $n, { warp_sort_batch($n) as usize }>(Items { keys, vals }, n, seg)
+                        }
                     }
                 };
             }

@@ -1,11 +1,11 @@
 //! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
 //! reference over sizes, distributions, key types, orders and key-value.
 
-use warpsort::{Algorithm, Order, SortOptions};
+use warpsort::{Algorithm, Order, SortOptions, WarpsortConfig};
 use warpsort_tests::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
 
 fn opts(algorithm: Algorithm, order: Order) -> SortOptions {
-    SortOptions { algorithm, order }
+    SortOptions { algorithm, order, ..Default::default() }
 }
 
 #[test]
@@ -80,4 +80,26 @@ fn a_first_merge_sizes() {
         check_sort::<u32>(g, Dist::Uniform, n, &opts(Algorithm::WarpSort, Order::Ascending));
         check_sort_pairs::<u32>(g, Dist::Uniform, n, &opts(Algorithm::WarpSort, Order::Ascending));
     }
+}
+
+#[test]
+fn every_warpsort_configuration() {
+    let Some(g) = gpu() else { return };
+    for tile in [256, 1024, 2048, 8192] {
+        for merge_keys_per_lane in [4, 8, 16] {
+            let cfg = WarpsortConfig { tile, merge_keys_per_lane };
+            if cfg.validate().is_err() {
+                continue;
+            }
+            let o = SortOptions { warpsort: cfg, ..Default::default() };
+            for n in [tile + 1, 3 * tile - 5, 100_003] {
+                check_sort::<u32>(g, Dist::Uniform, n, &o);
+                check_sort_pairs::<u32>(g, Dist::FewUnique, n, &o);
+            }
+        }
+    }
+    let mut d = g.stream().clone_htod(&[2u32, 1]).unwrap();
+    let bad = SortOptions { warpsort: WarpsortConfig { tile: 1000, merge_keys_per_lane: 8 }, ..Default::default() };
+    assert!(matches!(g.sort_with(&mut d, &bad), Err(warpsort::Error::BadConfig(_))));
+    assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [2, 1]);
 }

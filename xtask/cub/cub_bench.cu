@@ -18,6 +18,10 @@
 // stderr. Timing (mirrors the Rust side): 3 warm-up runs, then `reps` timed
 // runs; before each, an untimed device-to-device copy restores the input;
 // only the sort call sits between the two events on the default stream.
+// ms_median is the middle time (mean of the two middle ones for even reps).
+// After timing, the last result is copied back and verified: keys in order
+// (per segment), and for pairs keys[i] == input[values[i]] bitwise with the
+// values a permutation (within each segment).
 // Exit status: 0 if every result verified, 1 on any error or failed check.
 
 #include <cub/cub.cuh>
@@ -29,7 +33,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -87,15 +90,26 @@ struct TotalLess {
   }
 };
 
-// Order key used by verification. CUB's radix sorts treat -0.0 and +0.0 as
-// equal (otherwise their float order is the total order), so `radix` maps -0.0
-// to +0.0 before ranking.
+// The order a result is verified in:
+//   Total:  order_bits (merge sort's comparator).
+//   Radix:  the order of CUB's radix-based sorts: total order, except that
+//           -0.0 and +0.0 are equal.
+// DeviceSegmentedSort is checked in Radix order too. Note that it sorts small
+// segments with a plain `<` merge sort, under which NaN is unordered: with NaN
+// keys its output can be unsorted or not even a permutation of the segment
+// (seen with CUB 3.0 on an H200), and is then reported as not verified.
+enum class Order { Total, Radix };
+
 template <class T>
-static Bits<T> check_key(T v, bool radix) {
+static bool is_nan(T v) {
+  if constexpr (::cuda::std::is_floating_point_v<T>) return v != v;
+  else return false;
+}
+
+template <class T>
+static Bits<T> check_key(T v, Order order) {
   if constexpr (::cuda::std::is_floating_point_v<T>) {
-    if (radix && ::cuda::std::bit_cast<Bits<T>>(v) == (Bits<T>(1) << (sizeof(T) * 8 - 1))) {
-      v = T(0);
-    }
+    if (order != Order::Total && v == T(0)) v = T(0);  // -0.0 -> +0.0
   }
   return order_bits(v);
 }
@@ -162,7 +176,7 @@ static Timing time_sort(int reps, Reset reset, Sort sort) {
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
   std::sort(ms.begin(), ms.end());
-  const size_t m = ms.size() / 2;  // median: middle value, or mean of the two middle ones
+  const size_t m = ms.size() / 2;
   Timing t;
   t.ms_median = ms.size() % 2 ? ms[m] : 0.5 * (double(ms[m - 1]) + double(ms[m]));
   t.ms_min = ms.front();
@@ -202,38 +216,51 @@ static std::uint64_t multiset_hash(const T* p, size_t len) {
   return h;
 }
 
-// Checks each segment [off[s], off[s+1]) of `out` is sorted and, with values,
-// that out[i] is bitwise the input key at index vals[i], that index lying in
-// the same segment and used once; without values, that the segment holds the
-// same multiset of bit patterns as the input.
+// Checks each segment [off[s], off[s+1]) of `out` is sorted in `order` and,
+// with values, that out[i] is bitwise the input key at index vals[i], that
+// index lying in the same segment and used once; without values, that the
+// segment holds the same multiset of bit patterns as the input.
 template <class T>
 static bool verify(const char* algo, const std::vector<T>& in, const std::vector<T>& out,
                    const std::vector<std::uint32_t>* vals, const std::vector<std::uint32_t>& off,
-                   bool radix) {
+                   Order order) {
   const size_t n = in.size();
   std::vector<unsigned char> seen(vals ? n : 0, 0);
   for (size_t s = 0; s + 1 < off.size(); ++s) {
     const size_t lo = off[s], hi = off[s + 1];
+    // On failure, says whether the input segment holds a NaN (see Order).
+    auto nan_note = [&] {
+      return std::any_of(in.data() + lo, in.data() + hi, [](T v) { return is_nan(v); })
+                 ? " [input holds NaN]"
+                 : "";
+    };
     for (size_t i = lo; i < hi; ++i) {
-      if (i > lo && check_key(out[i], radix) < check_key(out[i - 1], radix)) {
-        std::fprintf(stderr, "%s: not sorted at index %zu (segment %zu)\n", algo, i, s);
+      if (i > lo && check_key(out[i], order) < check_key(out[i - 1], order)) {
+        std::fprintf(stderr, "%s: not sorted at index %zu (segment %zu%s): 0x%llx after 0x%llx\n",
+                     algo, i, s, nan_note(),
+                     (unsigned long long)::cuda::std::bit_cast<Bits<T>>(out[i]),
+                     (unsigned long long)::cuda::std::bit_cast<Bits<T>>(out[i - 1]));
         return false;
       }
       if (vals) {
         const size_t v = (*vals)[i];
         if (v < lo || v >= hi || seen[v]) {
-          std::fprintf(stderr, "%s: bad or repeated value %zu at index %zu\n", algo, v, i);
+          std::fprintf(stderr, "%s: bad or repeated value %zu at index %zu (segment %zu%s)\n",
+                       algo, v, i, s, nan_note());
           return false;
         }
         seen[v] = 1;
         if (::cuda::std::bit_cast<Bits<T>>(out[i]) != ::cuda::std::bit_cast<Bits<T>>(in[v])) {
-          std::fprintf(stderr, "%s: key at %zu is not the input key at index %zu\n", algo, i, v);
+          std::fprintf(stderr, "%s: key at %zu is not the input key at index %zu (segment %zu%s)\n",
+                       algo, i, v, s, nan_note());
           return false;
         }
       }
     }
-    if (!vals && multiset_hash(out.data() + lo, hi - lo) != multiset_hash(in.data() + lo, hi - lo)) {
-      std::fprintf(stderr, "%s: segment %zu is not a permutation of its input\n", algo, s);
+    if (!vals &&
+        multiset_hash(out.data() + lo, hi - lo) != multiset_hash(in.data() + lo, hi - lo)) {
+      std::fprintf(stderr, "%s: segment %zu%s is not a permutation of its input\n", algo, s,
+                   nan_note());
       return false;
     }
   }
@@ -272,33 +299,27 @@ struct Buffers {
                                  cudaMemcpyDeviceToDevice, 0));
     }
   }
-  // Copies a result back and verifies it.
-  bool check(const char* algo, const std::vector<T>& h_in, const T* d_keys,
-             const std::uint32_t* d_vals, const std::vector<std::uint32_t>& off, bool radix) {
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<T> h_out(n);
-    CUDA_CHECK(cudaMemcpy(h_out.data(), d_keys, n * sizeof(T), cudaMemcpyDeviceToHost));
-    std::vector<std::uint32_t> h_vals;
-    if (pairs) {
-      h_vals.resize(n);
-      CUDA_CHECK(cudaMemcpy(h_vals.data(), d_vals, n * 4, cudaMemcpyDeviceToHost));
-    }
-    return verify(algo, h_in, h_out, pairs ? &h_vals : nullptr, off, radix);
-  }
   // Sizes and allocates temp storage (untimed), times `sort(d_temp, bytes)`,
-  // verifies the result (in the work buffers if `in_place`, else in the out
-  // buffers) and prints the JSON line.
+  // copies the result back (from the work buffers if `in_place`, else from the
+  // out buffers), verifies it and prints the JSON line.
   template <class Sort>
   void bench(const char* algo, const Run& r, const std::vector<T>& h_in, Sort sort, bool in_place,
-             const std::vector<std::uint32_t>& off, bool radix, size_t segs) {
+             const std::vector<std::uint32_t>& off, Order order, size_t segs) {
     size_t bytes = 0;
     CUDA_CHECK(sort(nullptr, bytes));
     // CUB reads a null d_temp_storage as a size query, so never allocate 0 bytes.
     const DevBuf<unsigned char> temp(std::max<size_t>(bytes, 1));
     const Timing tm = time_sort(r.reps, [&] { reset(); }, [&] { return sort(temp.ptr, bytes); });
-    const bool ok = check(algo, h_in, in_place ? keys_work.ptr : keys_out.ptr,
-                          in_place ? vals_work.ptr : vals_out.ptr, off, radix);
-    emit(algo, r, n, segs, tm, ok);
+
+    std::vector<T> h_out(n);
+    std::vector<std::uint32_t> h_vals(pairs ? n : 0);
+    CUDA_CHECK(cudaMemcpy(h_out.data(), in_place ? keys_work.ptr : keys_out.ptr, n * sizeof(T),
+                          cudaMemcpyDeviceToHost));
+    if (pairs) {
+      CUDA_CHECK(cudaMemcpy(h_vals.data(), in_place ? vals_work.ptr : vals_out.ptr, n * 4,
+                            cudaMemcpyDeviceToHost));
+    }
+    emit(algo, r, n, segs, tm, verify(algo, h_in, h_out, pairs ? &h_vals : nullptr, off, order));
   }
 };
 
@@ -318,7 +339,7 @@ static void run_flat(const Run& r, const std::vector<T>& h_keys) {
                    : cub::DeviceMergeSort::SortKeys(d_temp, bytes, b.keys_work.ptr, n,
                                                     TotalLess<T>{}, 0);
   };
-  b.bench("cub_merge_sort", r, h_keys, merge, true, whole, false, 0);
+  b.bench("cub_merge_sort", r, h_keys, merge, true, whole, Order::Total, 0);
 
   // Radix sort over all key bits: work -> out.
   auto radix = [&](void* d_temp, size_t& bytes) {
@@ -327,7 +348,7 @@ static void run_flat(const Run& r, const std::vector<T>& h_keys) {
                    : cub::DeviceRadixSort::SortKeys(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
                                                     n, 0, kEndBit, 0);
   };
-  b.bench("cub_radix_sort", r, h_keys, radix, false, whole, true, 0);
+  b.bench("cub_radix_sort", r, h_keys, radix, false, whole, Order::Radix, 0);
 }
 
 // DeviceSegmentedSort and DeviceSegmentedRadixSort over u32 offsets
@@ -352,7 +373,7 @@ static void run_segmented(const Run& r, const std::vector<T>& h_keys,
                    : cub::DeviceSegmentedSort::SortKeys(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
                                                         n64, segs64, begin, end, 0);
   };
-  b.bench("cub_segmented_sort", r, h_keys, seg_sort, false, off, true, segs);
+  b.bench("cub_segmented_sort", r, h_keys, seg_sort, false, off, Order::Radix, segs);
 
   // DeviceSegmentedRadixSort takes int counts.
   if (b.n > size_t(INT_MAX) || segs > size_t(INT_MAX)) {
@@ -370,7 +391,7 @@ static void run_segmented(const Run& r, const std::vector<T>& h_keys,
                                                              b.keys_out.ptr, n32, segs32, begin,
                                                              end, 0, kEndBit, 0);
   };
-  b.bench("cub_segmented_radix_sort", r, h_keys, seg_radix, false, off, true, segs);
+  b.bench("cub_segmented_radix_sort", r, h_keys, seg_radix, false, off, Order::Radix, segs);
 }
 
 template <class T>
