@@ -297,26 +297,30 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
     }
 
     if opts.wants("warp") {
-        progress("warp sort of 2^26 keys in 32-key segments");
-        for seg in [32usize, 128, 512, 4096] {
-            let keys_in = input::<u32>(Dist::Uniform, copy_n);
-            let pristine = s.clone_htod(&keys_in)?;
-            let mut work = s.clone_dtod(&pristine)?;
-            let ms = b.time(&pristine, &mut work, |w| gpu.sort_segments(w, seg, Order::Ascending))?;
+        progress("warp and block sorts of 2^26 keys in segments");
+        use warpsort::SegmentKernel as S;
+        let keys_in = input::<u32>(Dist::Uniform, copy_n);
+        let pristine = s.clone_htod(&keys_in)?;
+        let mut work = s.clone_dtod(&pristine)?;
+        let cases = [
+            (32, S::WarpChunks { chunk: 32 }),
+            (32, S::Warp { keys_per_lane: 1 }),
+            (128, S::WarpChunks { chunk: 128 }),
+            (128, S::Warp { keys_per_lane: 4 }),
+            (512, S::Warp { keys_per_lane: 16 }),
+            (4096, S::Block { tile: 4096 }),
+        ];
+        for (seg, kernel) in cases {
+            let ms = b.time(&pristine, &mut work, |w| gpu.sort_segments_with(w, seg, Order::Ascending, kernel))?;
             let mut host = s.clone_dtoh(&work)?;
-            let ok = host.chunks(seg).all(|c| c.is_sorted());
-            let mut want = keys_in;
+            let mut want = keys_in.clone();
             warpsort::cpu::sort_segments(&mut want, seg, Order::Ascending);
-            let verified = ok && {
+            let verified = host == want && {
                 host.sort_unstable();
                 want.sort_unstable();
                 host == want
             };
-            let kind = warpsort::SegmentKernel::for_len(seg)?;
-            let algo = match kind {
-                warpsort::SegmentKernel::Warp { .. } => format!("warp-sort seg={seg}"),
-                warpsort::SegmentKernel::Block { .. } => format!("block-sort seg={seg}"),
-            };
+            let algo = format!("{kernel:?} seg={seg}").replace(' ', "");
             b.push(Row {
                 suite: "segments",
                 algo,
@@ -331,7 +335,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             if seg == 32 && copy_gbs > 0.0 {
                 let gbs = (copy_n * 8) as f64 / (ms / 1e3) / 1e9;
                 println!(
-                    "          warp sort (32-key segments) at {:.0}% of the device-to-device copy bandwidth ({gbs:.0} of {copy_gbs:.0} GB/s)",
+                    "          32-key segments at {:.0}% of the device-to-device copy bandwidth ({gbs:.0} of {copy_gbs:.0} GB/s)",
                     100.0 * gbs / copy_gbs
                 );
             }
@@ -403,6 +407,13 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             for t in gpu.profile_end()? {
                 println!("steps     {:<32} {} launches {:>9.3} ms", t.kernel, t.launches, t.ms);
             }
+        }
+        progress("fused bitonic time per kernel, n = 2^24, keys");
+        let mut k = s.clone_htod(&keys_in)?;
+        gpu.profile_begin();
+        gpu.sort_with(&mut k, &SortOptions::algorithm(Algorithm::Bitonic))?;
+        for t in gpu.profile_end()? {
+            println!("steps     {:<32} {} launches {:>9.3} ms", t.kernel, t.launches, t.ms);
         }
     }
 

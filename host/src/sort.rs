@@ -3,7 +3,8 @@
 use cudarc::driver::{CudaSlice, DevicePtr};
 use warpsort_kernels::config::{
     BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE, DEFAULT_MERGE_KEYS_PER_LANE,
-    ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE,
+    DEFAULT_MERGE_KEYS_PER_LANE_PAIRS, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_KEYS_PER_LANE,
+    WARP_KERNEL_THREADS, WARP_SIZE,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -55,30 +56,36 @@ pub struct WarpsortConfig {
     /// warp networks in registers and cross-warp stages in shared memory.
     pub tile: usize,
     /// Steps 2-4: keys per lane of a merge window (4, 8 or 16: windows of
-    /// 128, 256 or 512 outputs, one warp each).
+    /// 128, 256 or 512 outputs, one warp each); 0 picks by payload (8 for
+    /// key-only, 4 for key-value: the best on an H200).
     pub merge_keys_per_lane: u32,
 }
 
 impl Default for WarpsortConfig {
     fn default() -> Self {
-        WarpsortConfig { tile: BLOCK_TILE as usize, merge_keys_per_lane: DEFAULT_MERGE_KEYS_PER_LANE }
+        WarpsortConfig { tile: BLOCK_TILE as usize, merge_keys_per_lane: 0 }
     }
 }
 
 impl WarpsortConfig {
-    /// Outputs of one merge window.
-    pub fn window(&self) -> usize {
-        (WARP_SIZE * self.merge_keys_per_lane) as usize
+    /// Outputs of one merge window, for key-only or key-value sorts.
+    pub fn window(&self, pairs: bool) -> usize {
+        let k = match (self.merge_keys_per_lane, pairs) {
+            (0, false) => DEFAULT_MERGE_KEYS_PER_LANE,
+            (0, true) => DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
+            (k, _) => k,
+        };
+        (WARP_SIZE * k) as usize
     }
 
     /// Checks the parameters against what the kernels support.
     pub fn validate(&self) -> Result<()> {
         let tile_ok = self.tile.is_power_of_two()
             && (BLOCK_SORT_MIN_TILE as usize..=BLOCK_SORT_MAX_TILE as usize).contains(&self.tile);
-        let k_ok = MERGE_KEYS_PER_LANE.contains(&self.merge_keys_per_lane);
-        if !tile_ok || !k_ok || self.tile < self.window() {
+        let k_ok = self.merge_keys_per_lane == 0 || MERGE_KEYS_PER_LANE.contains(&self.merge_keys_per_lane);
+        if !tile_ok || !k_ok || self.tile < self.window(false).max(self.window(true)) {
             return Err(Error::BadConfig(format!(
-                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the window; merge_keys_per_lane one of {MERGE_KEYS_PER_LANE:?}"
+                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the window; merge_keys_per_lane 0 (automatic) or one of {MERGE_KEYS_PER_LANE:?}"
             )));
         }
         Ok(())
@@ -203,7 +210,7 @@ impl Gpu {
         match opts.algorithm {
             Algorithm::WarpSort if n > opts.warpsort.tile => {
                 let (_, parts) = Self::warpsort_layout(n, key_bytes, val_bytes);
-                parts + (n.div_ceil(opts.warpsort.window()) + 1) * 8
+                parts + (n.div_ceil(opts.warpsort.window(val_bytes > 0)) + 1) * 8
             }
             _ => 0,
         }
@@ -298,7 +305,7 @@ impl Gpu {
         self.block_sort(items, &cur, tile, tile)?;
         let mut run = tile;
         while run < n {
-            self.merge_pass(&cur, &other, run, parts, cfg.window())?;
+            self.merge_pass(&cur, &other, run, parts, cfg.window(items.vals != 0))?;
             std::mem::swap(&mut cur, &mut other);
             run *= 2;
         }
@@ -318,10 +325,12 @@ impl Gpu {
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
         let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));
-        // One warp per window in both kernels.
-        let grid = blocks_for(src.n.div_ceil(window), WARP_KERNEL_THREADS / WARP_SIZE);
+        // A thread per window for the partition, a warp per window for the merge.
+        let windows = src.n.div_ceil(window);
         let part_args = [sk, sv, n, run, Arg::U64(window as u64), Arg::U64(parts)];
-        self.launch(&src.kernel("merge_partition"), grid, WARP_KERNEL_THREADS, 0, &part_args)?;
+        let part_grid = blocks_for(windows, WARP_KERNEL_THREADS);
+        self.launch(&src.kernel("merge_partition"), part_grid, WARP_KERNEL_THREADS, 0, &part_args)?;
+        let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);
         let pass = src.kernel(&format!("merge_pass{window}"));
         self.launch(&pass, grid, WARP_KERNEL_THREADS, 0, &[sk, sv, dk, dv, n, run, Arg::U64(parts)])
     }

@@ -55,8 +55,11 @@ pub const ELEMENTWISE_THREADS: u32 = 256;
 /// Keys per lane GPU-Warpsort's merge windows may use: a warp merges a window
 /// of `32 * k` outputs in registers (kernels `merge_pass{32k}_*`).
 pub const MERGE_KEYS_PER_LANE: [u32; 3] = [4, 8, 16];
-/// The default keys per lane of a merge window (tuned on an H200).
+/// The default keys per lane of a key-only merge window (tuned on an H200).
 pub const DEFAULT_MERGE_KEYS_PER_LANE: u32 = 8;
+/// The default keys per lane of a key-value merge window (tuned on an H200:
+/// pairs double the registers and shuffles per key).
+pub const DEFAULT_MERGE_KEYS_PER_LANE_PAIRS: u32 = 4;
 
 /// The paper's configuration of GPU-Warpsort (Ye et al. 2010): 128-key warp
 /// tiles in step 1 (4 keys per lane), a t = 64 element merge buffer in step 2.

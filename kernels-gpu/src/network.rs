@@ -182,6 +182,19 @@ pub fn warp_sort_batch<I: Item, const N: usize, const B: usize>(xs: &mut [[I; N]
     }
 }
 
+/// Sorts each aligned chunk of `chunk` items (a power of two up to `32 * N`)
+/// of the warp tile independently: the phases of the network up to `chunk`.
+/// With `N = 8` a 32-item chunk spans 4 lanes, so 12 of its 15 stages are
+/// compare-exchanges inside registers and only 3 are shuffles.
+#[inline(always)]
+pub fn warp_sort_chunks<I: Item, const N: usize>(x: &mut [I; N], lane: u32, chunk: usize) {
+    let mut s = 2;
+    while s <= chunk {
+        warp_phase(x, lane, s);
+        s *= 2;
+    }
+}
+
 /// Half-cleaners of every stride of a warp tile held *striped* (lane `l`
 /// register `r` holds element `r * 32 + l`): strides `16N … 32` are register
 /// pairs inside each lane, strides `16 … 1` are `shfl.sync.bfly` exchanges.

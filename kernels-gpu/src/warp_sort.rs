@@ -41,6 +41,45 @@ pub unsafe fn sort_segments<K: Key, V: Word, const N: usize, const B: usize>(ite
     }
 }
 
+/// Sorts segments of `seg <= chunk` items with the `N`-keys-per-lane layout:
+/// a warp tile of `32 * N` items holds `32 * N / chunk` segments, one per
+/// aligned chunk (padded with `MAX` past `seg`), and runs the network's phases
+/// up to `chunk` only. Grid-stride over warp tiles.
+///
+/// # Safety
+/// `items` holds `n` items; `chunk` is a power of two, `seg <= chunk <= 32 * N`.
+#[inline(always)]
+pub unsafe fn sort_chunked<K: Key, V: Word, const N: usize>(items: Items<K, V>, n: u64, seg: u32, chunk: u32) {
+    let (n, seg, chunk) = (n as usize, seg as usize, chunk as usize);
+    let lane = lane_id() as usize;
+    let per_warp = WARP_SIZE as usize * N / chunk;
+    let segments = n.div_ceil(seg);
+    let at = |first: usize, r: usize| {
+        let e = lane * N + r;
+        let (s, p) = (first + e / chunk, e % chunk);
+        let i = s * seg + p;
+        (p < seg && i < n).then_some(i)
+    };
+    let mut first = global_warp() * per_warp;
+    while first < segments {
+        let mut x = [Pair::pad(); N];
+        for (r, slot) in x.iter_mut().enumerate() {
+            if let Some(i) = at(first, r) {
+                // SAFETY: i < n.
+                *slot = unsafe { items.get(i) };
+            }
+        }
+        network::warp_sort_chunks(&mut x, lane as u32, chunk);
+        for (r, item) in x.iter().enumerate() {
+            if let Some(i) = at(first, r) {
+                // SAFETY: i < n; this warp owns its segments.
+                unsafe { items.set(i, *item) };
+            }
+        }
+        first += grid_threads() / WARP_SIZE as usize * per_warp;
+    }
+}
+
 macro_rules! entries {
     ($K:ty, $V:ty, $sfx:ident) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
@@ -82,6 +121,19 @@ macro_rules! entries {
             pub mod k512 {
                 use super::*;
                 one!(16, "warp_sort512");
+            }
+            /// Segments of up to `chunk <= 256` keys, several per warp, 8 keys per lane.
+            #[unsafe(export_name = concat!("warp_sort_chunks_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn chunks(keys: *mut $K, vals: *mut $V, n: u64, seg: u32, chunk: u32) {
+                // SAFETY: the host passes arrays of `n` items and seg <= chunk <= 256.
+                unsafe {
+                    sort_chunked::<$K, $V, { crate::config::KEYS_PER_LANE as usize }>(
+                        Items { keys, vals },
+                        n,
+                        seg,
+                        chunk,
+                    )
+                }
             }
         }
     };

@@ -35,3 +35,40 @@ fn millions_of_keys_in_32_key_segments() {
     let Some(g) = gpu() else { return };
     check_segments::<u32>(g, Dist::Uniform, 1 << 22, 32, Order::Ascending);
 }
+
+#[test]
+fn every_segment_kernel_on_the_lengths_it_fits() {
+    use warpsort::{SegmentKernel as S, cpu};
+    let Some(g) = gpu() else { return };
+    let kernels = [
+        S::WarpChunks { chunk: 1 },
+        S::WarpChunks { chunk: 32 },
+        S::WarpChunks { chunk: 64 },
+        S::WarpChunks { chunk: 256 },
+        S::Warp { keys_per_lane: 1 },
+        S::Warp { keys_per_lane: 2 },
+        S::Warp { keys_per_lane: 4 },
+        S::Warp { keys_per_lane: 8 },
+        S::Warp { keys_per_lane: 16 },
+        S::Block { tile: 256 },
+        S::Block { tile: 2048 },
+    ];
+    for kernel in kernels {
+        for seg in [1, 5, 31, 32, 33, 64, 100, 256, 300, 512, 2000] {
+            if !kernel.fits(seg) {
+                continue;
+            }
+            for n in [0, 1, seg, 10 * seg + 3, 40_000] {
+                let input: Vec<u32> = warpsort::data::keys(Dist::FewUnique, n, n as u64 + seg as u64);
+                let mut d = g.stream().clone_htod(&input).unwrap();
+                g.sort_segments_with(&mut d, seg, Order::Descending, kernel).unwrap();
+                let mut want = input.clone();
+                cpu::sort_segments(&mut want, seg, Order::Descending);
+                assert_eq!(g.stream().clone_dtoh(&d).unwrap(), want, "{kernel:?} seg={seg} n={n}");
+            }
+        }
+        let mut d = g.stream().clone_htod(&[1u32; 600]).unwrap();
+        let too_long = kernel.capacity() + 1;
+        assert!(g.sort_segments_with(&mut d, too_long, Order::Ascending, kernel).is_err());
+    }
+}
