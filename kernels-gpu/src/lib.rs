@@ -56,27 +56,21 @@ mod device {
     }
 }
 
-#[cfg(target_arch = "nvptx64")]
-pub mod arch;
-#[cfg(target_arch = "nvptx64")]
-pub mod bitonic;
-#[cfg(target_arch = "nvptx64")]
-pub mod block_network;
-#[cfg(target_arch = "nvptx64")]
-pub mod block_sort;
-#[cfg(target_arch = "nvptx64")]
-pub mod checks;
-#[cfg(target_arch = "nvptx64")]
-pub mod item;
-#[cfg(target_arch = "nvptx64")]
-pub mod merge_path;
-#[cfg(target_arch = "nvptx64")]
-pub mod network;
-#[cfg(target_arch = "nvptx64")]
-pub mod probe;
-#[cfg(target_arch = "nvptx64")]
-pub mod tile;
-#[cfg(target_arch = "nvptx64")]
-pub mod warp;
-#[cfg(target_arch = "nvptx64")]
-pub mod warp_sort;
+/// Declares the modules that exist only in the nvptx build.
+macro_rules! device_modules {
+    ($($m:ident),* $(,)?) => { $( #[cfg(target_arch = "nvptx64")] pub mod $m; )* };
+}
+device_modules!(
+    arch,
+    bitonic,
+    block_network,
+    block_sort,
+    checks,
+    item,
+    merge_path,
+    network,
+    probe,
+    tile,
+    warp,
+    warp_sort
+);

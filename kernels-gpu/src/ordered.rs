@@ -63,50 +63,35 @@ pub const fn ordered_to_f64(o: u64) -> u64 {
     o ^ ((((!o) as i64 >> 63) as u64) | (1 << 63))
 }
 
-/// Applies `mode` to a 32-bit key.
-#[inline(always)]
-pub const fn map32(x: u32, m: u32) -> u32 {
-    if m & mode::DECODE == 0 {
-        let o = if m & mode::FLOAT != 0 {
-            f32_to_ordered(x)
-        } else if m & mode::SIGNED != 0 {
-            i32_to_ordered(x)
-        } else {
-            x
-        };
-        if m & mode::DESCENDING != 0 { !o } else { o }
-    } else {
-        let o = if m & mode::DESCENDING != 0 { !x } else { x };
-        if m & mode::FLOAT != 0 {
-            ordered_to_f32(o)
-        } else if m & mode::SIGNED != 0 {
-            ordered_to_i32(o)
-        } else {
-            o
+/// Defines `map32`/`map64`: encode onto the ordered pattern (then invert for
+/// descending), or decode (undo the inversion, then map back).
+macro_rules! mapper {
+    ($name:ident, $t:ty, $signed:ident, $float:ident, $unsigned_back:ident, $float_back:ident) => {
+        /// Applies `mode` (the `mode` bits) to a key of this width.
+        #[inline(always)]
+        pub const fn $name(x: $t, m: u32) -> $t {
+            let descending = m & mode::DESCENDING != 0;
+            if m & mode::DECODE == 0 {
+                let o = if m & mode::FLOAT != 0 {
+                    $float(x)
+                } else if m & mode::SIGNED != 0 {
+                    $signed(x)
+                } else {
+                    x
+                };
+                if descending { !o } else { o }
+            } else {
+                let o = if descending { !x } else { x };
+                if m & mode::FLOAT != 0 {
+                    $float_back(o)
+                } else if m & mode::SIGNED != 0 {
+                    $unsigned_back(o)
+                } else {
+                    o
+                }
+            }
         }
-    }
+    };
 }
-
-/// Applies `mode` to a 64-bit key.
-#[inline(always)]
-pub const fn map64(x: u64, m: u32) -> u64 {
-    if m & mode::DECODE == 0 {
-        let o = if m & mode::FLOAT != 0 {
-            f64_to_ordered(x)
-        } else if m & mode::SIGNED != 0 {
-            i64_to_ordered(x)
-        } else {
-            x
-        };
-        if m & mode::DESCENDING != 0 { !o } else { o }
-    } else {
-        let o = if m & mode::DESCENDING != 0 { !x } else { x };
-        if m & mode::FLOAT != 0 {
-            ordered_to_f64(o)
-        } else if m & mode::SIGNED != 0 {
-            ordered_to_i64(o)
-        } else {
-            o
-        }
-    }
-}
+mapper!(map32, u32, i32_to_ordered, f32_to_ordered, ordered_to_i32, ordered_to_f32);
+mapper!(map64, u64, i64_to_ordered, f64_to_ordered, ordered_to_i64, ordered_to_f64);
