@@ -14,9 +14,77 @@ pub trait Word: Copy + Default {
     fn shfl_up(self, delta: u32) -> Self;
     /// The value of lane `lane + delta` (`shfl.sync.down`).
     fn shfl_down(self, delta: u32) -> Self;
+
+    /// Reads `N` consecutive values (a thread's run of a lane-blocked tile).
+    /// Scalar here; `u32` and `u64` use 16-byte vector loads when aligned.
+    ///
+    /// # Safety
+    /// `p` addresses `N` readable values.
+    #[inline(always)]
+    unsafe fn read_run<const N: usize>(p: *const Self) -> [Self; N] {
+        // SAFETY: the caller guarantees N values.
+        core::array::from_fn(|r| unsafe { *p.add(r) })
+    }
+
+    /// Writes `N` consecutive values (see [`Word::read_run`]).
+    ///
+    /// # Safety
+    /// `p` addresses `N` writable values this thread owns.
+    #[inline(always)]
+    unsafe fn write_run<const N: usize>(p: *mut Self, v: &[Self; N]) {
+        for (r, x) in v.iter().enumerate() {
+            // SAFETY: the caller guarantees N values.
+            unsafe { *p.add(r) = *x };
+        }
+    }
+}
+
+/// `read_run`/`write_run` through `core::simd` vectors of `L` lanes (16 bytes),
+/// which LLVM emits as `ld.global.v4.b32`/`v2.b64`: a lane-blocked tile then
+/// moves in whole 16-byte pieces instead of a strided scalar access per key.
+macro_rules! vector_runs {
+    ($t:ty, $v:ty, $l:literal) => {
+        #[inline(always)]
+        unsafe fn read_run<const N: usize>(p: *const Self) -> [Self; N] {
+            let mut out = [0 as $t; N];
+            // SAFETY: the caller guarantees N values; vectors only when aligned.
+            unsafe {
+                if N % $l == 0 && (p as usize) % 16 == 0 {
+                    for c in 0..N / $l {
+                        let v = (p.add(c * $l) as *const $v).read();
+                        for i in 0..$l {
+                            out[c * $l + i] = v[i];
+                        }
+                    }
+                } else {
+                    for (r, o) in out.iter_mut().enumerate() {
+                        *o = *p.add(r);
+                    }
+                }
+            }
+            out
+        }
+        #[inline(always)]
+        unsafe fn write_run<const N: usize>(p: *mut Self, v: &[Self; N]) {
+            // SAFETY: as for read_run.
+            unsafe {
+                if N % $l == 0 && (p as usize) % 16 == 0 {
+                    for c in 0..N / $l {
+                        let chunk: [$t; $l] = core::array::from_fn(|i| v[c * $l + i]);
+                        (p.add(c * $l) as *mut $v).write(<$v>::from_array(chunk));
+                    }
+                } else {
+                    for (r, x) in v.iter().enumerate() {
+                        *p.add(r) = *x;
+                    }
+                }
+            }
+        }
+    };
 }
 
 impl Word for u32 {
+    vector_runs!(u32, core::simd::u32x4, 4);
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {
         arch::shfl_bfly(self, mask)
@@ -44,6 +112,7 @@ fn split64(v: u64, f: impl Fn(u32) -> u32) -> u64 {
 }
 
 impl Word for u64 {
+    vector_runs!(u64, core::simd::u64x2, 2);
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {
         split64(self, |w| arch::shfl_bfly(w, mask))

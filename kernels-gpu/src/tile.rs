@@ -16,9 +16,10 @@ pub unsafe fn load_blocked<K: Key, V: Word, const N: usize>(
     let mut x = [Pair::pad(); N];
     let base = thread * N;
     if base + N <= len {
+        // SAFETY: base + N <= len.
+        let (k, v) = unsafe { (K::read_run::<N>(items.keys.add(base)), V::read_run::<N>(items.vals.add(base))) };
         for (r, slot) in x.iter_mut().enumerate() {
-            // SAFETY: base + r < len.
-            *slot = unsafe { items.get(base + r) };
+            *slot = Pair { k: k[r], v: v[r] };
         }
     } else {
         for (r, slot) in x.iter_mut().enumerate() {
@@ -41,6 +42,16 @@ pub unsafe fn store_blocked<K: Key, V: Word, const N: usize>(
     x: &[Pair<K, V>; N],
 ) {
     let base = thread * N;
+    if base + N <= len {
+        let k: [K; N] = core::array::from_fn(|r| x[r].k);
+        let v: [V; N] = core::array::from_fn(|r| x[r].v);
+        // SAFETY: base + N <= len; this thread owns the run.
+        unsafe {
+            K::write_run(items.keys.add(base), &k);
+            V::write_run(items.vals.add(base), &v);
+        }
+        return;
+    }
     for (r, item) in x.iter().enumerate() {
         if base + r < len {
             // SAFETY: below len, owned by this thread.

@@ -62,18 +62,31 @@ pub unsafe fn sort_chunked<K: Key, V: Word, const N: usize>(items: Items<K, V>, 
     };
     let mut first = global_warp() * per_warp;
     while first < segments {
+        // Segments that fill their chunks lie contiguously: the vector tile path.
+        let tile = first * seg;
+        let full = seg == chunk && tile + WARP_SIZE as usize * N <= n;
         let mut x = [Pair::pad(); N];
-        for (r, slot) in x.iter_mut().enumerate() {
-            if let Some(i) = at(first, r) {
-                // SAFETY: i < n.
-                *slot = unsafe { items.get(i) };
+        if full {
+            // SAFETY: the warp's tile lies below n.
+            x = unsafe { load_blocked::<K, V, N>(&items.offset(tile), lane, WARP_SIZE as usize * N) };
+        } else {
+            for (r, slot) in x.iter_mut().enumerate() {
+                if let Some(i) = at(first, r) {
+                    // SAFETY: i < n.
+                    *slot = unsafe { items.get(i) };
+                }
             }
         }
         network::warp_sort_chunks(&mut x, lane as u32, chunk);
-        for (r, item) in x.iter().enumerate() {
-            if let Some(i) = at(first, r) {
-                // SAFETY: i < n; this warp owns its segments.
-                unsafe { items.set(i, *item) };
+        if full {
+            // SAFETY: as above; this warp owns its segments.
+            unsafe { store_blocked(&items.offset(tile), lane, WARP_SIZE as usize * N, &x) };
+        } else {
+            for (r, item) in x.iter().enumerate() {
+                if let Some(i) = at(first, r) {
+                    // SAFETY: i < n; this warp owns its segments.
+                    unsafe { items.set(i, *item) };
+                }
             }
         }
         first += grid_threads() / WARP_SIZE as usize * per_warp;
