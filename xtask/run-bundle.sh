@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs warpsort's GPU test suite and benchmark on a GPU machine with no Rust:
 # `bash run.sh [bench options]` inside the folder `cargo xtask bundle` made.
+# SKIP_TESTS=1, SKIP_BENCH=1 and SKIP_CUB=1 (no nvcc build of the CUB harness,
+# about three minutes) leave parts out.
 # Results and logs go to $OUT (default ./out). Exit status: non-zero when any
 # test or the benchmark failed.
 set -u -o pipefail
@@ -11,7 +13,7 @@ export WARPSORT_REQUIRE_GPU=1
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader || true
 
 cub=()
-if [ -f cub_bench.cu ] && command -v nvcc >/dev/null; then
+if [ "${SKIP_CUB:-0}" != 1 ] && [ -f cub_bench.cu ] && command -v nvcc >/dev/null; then
   cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
   if nvcc -O3 -std=c++17 -arch=sm_"${cc:-90}" -o cub_bench cub_bench.cu 2>"$OUT/nvcc.log"; then
     cub=(--cub ./cub_bench)

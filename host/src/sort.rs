@@ -365,9 +365,17 @@ impl Gpu {
         let log_tile = tile.trailing_zeros();
         let fused_grid = n.div_ceil(tile) as u32;
         for log_s in (log_tile + 1)..=log_n {
-            // The flip, then the global half-cleaners up to three per pass.
-            stage(log_s, log_s - 1)?;
-            let mut log_j = log_s as i64 - 2;
+            // The flip with up to two half-cleaners, then the other global
+            // half-cleaners up to three per pass.
+            let c = (log_s - log_tile).min(3);
+            if c == 1 {
+                stage(log_s, log_s - 1)?;
+            } else {
+                let grid = blocks_for(n.next_power_of_two() >> (c + 1), GLOBAL_STAGE_THREADS);
+                let name = items.kernel(&format!("bitonic_flip{c}"));
+                self.launch(&name, grid, GLOBAL_STAGE_THREADS, 0, &[k, v, Arg::U64(n as u64), Arg::U32(log_s)])?;
+            }
+            let mut log_j = log_s as i64 - 1 - c as i64;
             while log_j >= log_tile as i64 {
                 let c = (log_j - log_tile as i64 + 1).min(3) as u32;
                 let lj = log_j as u32;

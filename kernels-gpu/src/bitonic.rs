@@ -93,6 +93,91 @@ pub unsafe fn global_half_cleaners<K: Key, V: Word, const C: usize>(items: Items
     }
 }
 
+/// A phase's flip and the `C - 1` half-cleaners after it, in one pass. The
+/// flip pairs `i` with its mirror `s - 1 - i`, so a thread owns a group and
+/// its mirror image: the `2^C` positions `t << low | l` and the `2^C`
+/// positions `t << low | l'` with `l' = !l` below bit `low = log_s - C`.
+/// The flip compares `(t, l)` with `(2^C - 1 - t, l')`; the half-cleaners
+/// stay inside each side.
+///
+/// # Safety
+/// `items` holds `n` items; `1 <= C <= 3`, `log_s > C`.
+#[inline(always)]
+pub unsafe fn global_flip_half_cleaners<K: Key, V: Word, const C: usize>(items: Items<K, V>, n: u64, log_s: u32) {
+    let n = n as usize;
+    let g_size = 1usize << C;
+    let low = log_s - C as u32;
+    let groups = n.next_power_of_two() >> (C + 1);
+    let mut g = global_thread();
+    while g < groups {
+        let block = (g >> (low - 1)) << log_s;
+        let l = g & ((1 << (low - 1)) - 1);
+        let lm = ((1 << low) - 1) - l;
+        let at = |t: usize, side: usize| block + (t << low) + side;
+        // The group's smallest index is (0, l): nothing to do past n.
+        if at(0, l) < n {
+            let (mut a, mut b) = ([Pair::<K, V>::pad(); 8], [Pair::<K, V>::pad(); 8]);
+            for t in 0..8 {
+                if t < g_size {
+                    // SAFETY: reads only below n.
+                    unsafe {
+                        a[t] = items.get_or_pad(at(t, l), n);
+                        b[t] = items.get_or_pad(at(t, lm), n);
+                    }
+                }
+            }
+            // Flip: the lower of each mirrored pair keeps the minimum.
+            for t in 0..4 {
+                if t < g_size / 2 {
+                    cmpx_at(&mut a, &mut b, t, g_size - 1 - t);
+                    cmpx_at(&mut b, &mut a, t, g_size - 1 - t);
+                }
+            }
+            for bit in (0..C - 1).rev() {
+                for t in 0..8 {
+                    let u = t | (1 << bit);
+                    if t & (1 << bit) == 0 && u < g_size {
+                        cmpx_in(&mut a, t, u);
+                        cmpx_in(&mut b, t, u);
+                    }
+                }
+            }
+            for t in 0..8 {
+                if t < g_size {
+                    // SAFETY: below n; groups are disjoint.
+                    unsafe {
+                        if at(t, l) < n {
+                            items.set(at(t, l), a[t]);
+                        }
+                        if at(t, lm) < n {
+                            items.set(at(t, lm), b[t]);
+                        }
+                    }
+                }
+            }
+        }
+        g += grid_threads();
+    }
+}
+
+/// Compare-exchange of `lo[i]` (lower position) and `hi[j]`.
+#[inline(always)]
+fn cmpx_at<I: Item>(lo: &mut [I; 8], hi: &mut [I; 8], i: usize, j: usize) {
+    let (x, y) = (lo[i], hi[j]);
+    let swap = x.gt(&y);
+    lo[i] = if swap { y } else { x };
+    hi[j] = if swap { x } else { y };
+}
+
+/// Compare-exchange of `x[i]` (lower position) and `x[j]`.
+#[inline(always)]
+fn cmpx_in<I: Item>(x: &mut [I; 8], i: usize, j: usize) {
+    let (p, q) = (x[i], x[j]);
+    let swap = p.gt(&q);
+    x[i] = if swap { q } else { p };
+    x[j] = if swap { p } else { q };
+}
+
 macro_rules! entries {
     ($K:ty, $V:ty, $sfx:ident) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
@@ -109,6 +194,18 @@ macro_rules! entries {
             pub unsafe extern "ptx-kernel" fn hc2(keys: *mut $K, vals: *mut $V, n: u64, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_half_cleaners::<$K, $V, 2>(Items { keys, vals }, n, log_j) }
+            }
+            /// A flip and the two half-cleaners after it in one pass.
+            #[unsafe(export_name = concat!("bitonic_flip3_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn flip3(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32) {
+                // SAFETY: the host passes arrays of `n` items.
+                unsafe { global_flip_half_cleaners::<$K, $V, 3>(Items { keys, vals }, n, log_s) }
+            }
+            /// A flip and the half-cleaner after it in one pass.
+            #[unsafe(export_name = concat!("bitonic_flip2_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn flip2(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32) {
+                // SAFETY: the host passes arrays of `n` items.
+                unsafe { global_flip_half_cleaners::<$K, $V, 2>(Items { keys, vals }, n, log_s) }
             }
             /// Three half-cleaner stages in one pass.
             #[unsafe(export_name = concat!("bitonic_hc3_", stringify!($sfx)))]
