@@ -64,13 +64,12 @@ pub fn report(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path) -> Result<(),
     let max_regs = usage.iter().map(|u| u.regs).max().unwrap_or(0);
     let spilling: Vec<&Usage> = usage.iter().filter(|u| u.spill_stores + u.spill_loads > 0).collect();
     println!("  ptxas {arch}: {} kernels, at most {max_regs} registers, {} spilling", usage.len(), spilling.len());
-    if std::env::var_os("WARPSORT_PTXAS_VERBOSE").is_some() {
-        for u in &usage {
-            println!(
-                "    {:<32} {:>3} regs {:>6} B smem {:>5} B stack {:>4}/{:<4} B spill st/ld",
-                u.name, u.regs, u.smem, u.stack, u.spill_stores, u.spill_loads
-            );
-        }
+    // Static shared memory only: the sorts size theirs at launch (dynamic).
+    for u in &usage {
+        println!(
+            "    {:<32} {:>3} regs {:>6} B static smem {:>5} B stack {:>4}/{:<4} B spill st/ld",
+            u.name, u.regs, u.smem, u.stack, u.spill_stores, u.spill_loads
+        );
     }
     if let Some(u) = spilling.first() {
         return Err(format!(
