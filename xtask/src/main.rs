@@ -8,8 +8,10 @@
 //!   from a fresh build; `--require-ptxas` fails when `ptxas` is missing.
 //! - `bundle`: release test and benchmark binaries plus a runner script in
 //!   `bundle/`, for a GPU machine without Rust.
+//! - `plot RESULTS.jsonl OUT_DIR`: the benchmark's rows as CSV and SVG charts.
 
 mod bundle;
+mod plot;
 mod ptx;
 mod ptxas;
 
@@ -26,7 +28,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("build-ptx") => ptx::build(&root(), flag("--check"), flag("--require-ptxas")),
         Some("bundle") => bundle::bundle(&root()),
-        _ => Err("usage: cargo xtask build-ptx [--check] [--require-ptxas] | bundle".into()),
+        Some("plot") if args.len() == 3 => plot::plot(std::path::Path::new(&args[1]), std::path::Path::new(&args[2])),
+        _ => {
+            Err("usage: cargo xtask build-ptx [--check] [--require-ptxas] | bundle | plot RESULTS.jsonl OUT_DIR".into())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
