@@ -141,3 +141,66 @@ where
         assert_pairs(ik, okk, &shifted, order, &format!("segment pairs seg={seg} n={n}"));
     }
 }
+
+/// Key generators for property tests: any bit pattern of the key type, mixed
+/// with the values sorts get wrong (NaN of both signs, +-0, +-inf, MIN, MAX,
+/// subnormals). CPU property tests use them now; GPU tests can draw the same.
+pub mod generate {
+    use proptest::prelude::*;
+    use warpsort::SortKey;
+    use warpsort::data::FromPattern;
+
+    /// A key type with its edge values.
+    pub trait Edges: SortKey
+    where
+        Self::Bits: FromPattern,
+    {
+        /// Values every generator mixes in.
+        fn edges() -> Vec<Self>;
+    }
+
+    macro_rules! int_edges {
+        ($($t:ty),*) => {$(
+            impl Edges for $t {
+                fn edges() -> Vec<Self> {
+                    vec![<$t>::MIN, <$t>::MAX, 0, 1, (0 as $t).wrapping_sub(1), <$t>::MAX / 2]
+                }
+            }
+        )*};
+    }
+    int_edges!(u32, i32, u64, i64);
+
+    macro_rules! float_edges {
+        ($($t:ident: $bits:ty),*) => {$(
+            impl Edges for $t {
+                fn edges() -> Vec<Self> {
+                    let neg_nan = $t::from_bits($t::NAN.to_bits() | (1 << (<$bits>::BITS - 1)));
+                    vec![
+                        $t::NAN, neg_nan, 0.0, -0.0, $t::INFINITY, $t::NEG_INFINITY, $t::MIN, $t::MAX,
+                        $t::MIN_POSITIVE, -$t::MIN_POSITIVE, $t::from_bits(1), -$t::from_bits(1), 1.0, -1.0,
+                    ]
+                }
+            }
+        )*};
+    }
+    float_edges!(f32: u32, f64: u64);
+
+    /// One key: any bit pattern, or an edge value.
+    pub fn key<K: Edges>() -> impl Strategy<Value = K>
+    where
+        K::Bits: FromPattern,
+    {
+        prop_oneof![
+            any::<u64>().prop_map(|p| K::from_ordered(K::Bits::from_pattern(p))),
+            proptest::sample::select(K::edges()),
+        ]
+    }
+
+    /// Up to `max` keys.
+    pub fn keys<K: Edges>(max: usize) -> impl Strategy<Value = Vec<K>>
+    where
+        K::Bits: FromPattern,
+    {
+        proptest::collection::vec(key::<K>(), 0..max)
+    }
+}
