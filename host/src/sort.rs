@@ -1,6 +1,6 @@
 //! Full-array sorts: GPU-Warpsort (the default) and the bitonic sorts.
 
-use cudarc::driver::{CudaSlice, DevicePtr};
+use cudarc::driver::CudaSlice;
 use warpsort_kernels::config::{
     BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE, DEFAULT_MERGE_KEYS_PER_LANE,
     DEFAULT_MERGE_KEYS_PER_LANE_PAIRS, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_KEYS_PER_LANE,
@@ -394,9 +394,4 @@ impl Gpu {
         }
         Ok(())
     }
-}
-
-/// Views a device slice's raw address (for callers mixing warpsort with their own kernels).
-pub fn device_address<T, S: DevicePtr<T>>(gpu: &Gpu, s: &S) -> u64 {
-    gpu.ptr(s)
 }

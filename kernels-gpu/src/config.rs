@@ -15,8 +15,6 @@ pub const LOG_WARP_SIZE: u32 = 5;
 /// Threads per block for kernels that run one independent job per warp
 /// (warp sort, the warp merges, the primitives).
 pub const WARP_KERNEL_THREADS: u32 = 256;
-/// Warps per block for those kernels.
-pub const WARPS_PER_BLOCK: u32 = WARP_KERNEL_THREADS / WARP_SIZE;
 
 /// Keys per lane for the batched warp sorts: a warp sorts `32 * K` keys.
 pub const WARP_SORT_KEYS_PER_LANE: [u32; 5] = [1, 2, 4, 8, 16];
@@ -60,17 +58,3 @@ pub const DEFAULT_MERGE_KEYS_PER_LANE: u32 = 8;
 /// The default keys per lane of a key-value merge window (tuned on an H200:
 /// pairs double the registers and shuffles per key).
 pub const DEFAULT_MERGE_KEYS_PER_LANE_PAIRS: u32 = 4;
-
-/// The paper's configuration of GPU-Warpsort (Ye et al. 2010): 128-key warp
-/// tiles in step 1 (4 keys per lane), a t = 64 element merge buffer in step 2.
-pub const PAPER_TILE_KEYS_PER_LANE: u32 = 4;
-/// Step-1 tile of the paper's configuration.
-pub const PAPER_TILE: u32 = WARP_SIZE * PAPER_TILE_KEYS_PER_LANE;
-/// The paper's merge buffer `t`: each merge round fetches `t/2` keys.
-pub const PAPER_MERGE_BUFFER: u32 = 64;
-
-/// Bytes of dynamic shared memory a block sort of `tile` items of `item_bytes`
-/// bytes each needs.
-pub const fn block_sort_smem_bytes(tile: u32, item_bytes: u32) -> u32 {
-    tile * item_bytes
-}
