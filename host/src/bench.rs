@@ -8,7 +8,7 @@ use std::process::Command;
 
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::data::{Dist, FromPattern, keys};
-use warpsort::{Algorithm, Gpu, Order, SortKey, SortOptions, WarpsortConfig};
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, SortKey, SortOptions, WarpsortConfig};
 
 /// Benchmark errors: warpsort's, the driver's, or a message.
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -371,10 +371,16 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
             for tile in [2048usize, 4096, 8192] {
-                for k in warpsort::kernels::config::MERGE_KEYS_PER_LANE {
-                    let cfg = WarpsortConfig { tile, merge_keys_per_lane: k };
+                let block = warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD.map(|k| (MergeKernel::Block, k));
+                let warp = warpsort::kernels::config::MERGE_KEYS_PER_LANE.map(|k| (MergeKernel::WarpBitonic, k));
+                for (merge, k) in block.into_iter().chain(warp) {
+                    let cfg = WarpsortConfig { tile, merge, merge_keys_per_lane: k };
+                    if cfg.validate().is_err() {
+                        continue;
+                    }
                     let o = SortOptions { warpsort: cfg, ..Default::default() };
-                    b.sort_row_with("tune", format!("warpsort tile={tile} k={k}"), o, Dist::Uniform, pairs, &keys_in)?;
+                    let name = format!("warpsort tile={tile} merge={merge:?} k={k}");
+                    b.sort_row_with("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
                 }
             }
         }

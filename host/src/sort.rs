@@ -2,9 +2,10 @@
 
 use cudarc::driver::CudaSlice;
 use warpsort_kernels::config::{
-    BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE, DEFAULT_MERGE_KEYS_PER_LANE,
-    DEFAULT_MERGE_KEYS_PER_LANE_PAIRS, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_KEYS_PER_LANE,
-    WARP_KERNEL_THREADS, WARP_SIZE,
+    BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE,
+    DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD, DEFAULT_MERGE_KEYS_PER_LANE, DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
+    ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_BLOCK_THREADS, MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS,
+    WARP_SIZE,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -43,6 +44,20 @@ impl Algorithm {
     }
 }
 
+/// How GPU-Warpsort's merge passes merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MergeKernel {
+    /// A block per merge-path tile: both inputs staged in shared memory with
+    /// coalesced loads, a serial merge of `k` outputs per thread, stores
+    /// coalesced through shared memory (`block_merge{k}_*`).
+    #[default]
+    Block,
+    /// A warp per merge-path window, loaded coalesced with B reversed and
+    /// bitonic-merged in registers (the paper's step-2 network,
+    /// `merge_pass{32k}_*`).
+    WarpBitonic,
+}
+
 /// GPU-Warpsort's tuning parameters.
 ///
 /// ```
@@ -55,37 +70,54 @@ pub struct WarpsortConfig {
     /// Step 1: keys per block tile (a power of two, 256 to 8192), sorted by
     /// warp networks in registers and cross-warp stages in shared memory.
     pub tile: usize,
-    /// Steps 2-4: keys per lane of a merge window (4, 8 or 16: windows of
-    /// 128, 256 or 512 outputs, one warp each); 0 picks by payload (8 for
-    /// key-only, 4 for key-value: the best on an H200).
+    /// Steps 2-4: which merge kernel runs the merge passes.
+    pub merge: MergeKernel,
+    /// Outputs per lane of a merge: for [`MergeKernel::WarpBitonic`] 4, 8 or
+    /// 16 (windows of 128, 256 or 512, one warp each; 0 picks 8 for key-only,
+    /// 4 for key-value), for [`MergeKernel::Block`] 8 or 16 (tiles of
+    /// `MERGE_BLOCK_THREADS * k`; 0 picks 8).
     pub merge_keys_per_lane: u32,
 }
 
 impl Default for WarpsortConfig {
     fn default() -> Self {
-        WarpsortConfig { tile: BLOCK_TILE as usize, merge_keys_per_lane: 0 }
+        WarpsortConfig { tile: BLOCK_TILE as usize, merge: MergeKernel::default(), merge_keys_per_lane: 0 }
     }
 }
 
 impl WarpsortConfig {
-    /// Outputs of one merge window, for key-only or key-value sorts.
+    /// Outputs per lane of the merge, for key-only or key-value sorts.
+    pub fn merge_keys(&self, pairs: bool) -> u32 {
+        match (self.merge, self.merge_keys_per_lane, pairs) {
+            (MergeKernel::Block, 0, _) => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
+            (MergeKernel::WarpBitonic, 0, false) => DEFAULT_MERGE_KEYS_PER_LANE,
+            (MergeKernel::WarpBitonic, 0, true) => DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
+            (_, k, _) => k,
+        }
+    }
+
+    /// Outputs of one merge window (a warp's or a block's), for key-only or
+    /// key-value sorts.
     pub fn window(&self, pairs: bool) -> usize {
-        let k = match (self.merge_keys_per_lane, pairs) {
-            (0, false) => DEFAULT_MERGE_KEYS_PER_LANE,
-            (0, true) => DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
-            (k, _) => k,
+        let lanes = match self.merge {
+            MergeKernel::Block => MERGE_BLOCK_THREADS,
+            MergeKernel::WarpBitonic => WARP_SIZE,
         };
-        (WARP_SIZE * k) as usize
+        (lanes * self.merge_keys(pairs)) as usize
     }
 
     /// Checks the parameters against what the kernels support.
     pub fn validate(&self) -> Result<()> {
         let tile_ok = self.tile.is_power_of_two()
             && (BLOCK_SORT_MIN_TILE as usize..=BLOCK_SORT_MAX_TILE as usize).contains(&self.tile);
-        let k_ok = self.merge_keys_per_lane == 0 || MERGE_KEYS_PER_LANE.contains(&self.merge_keys_per_lane);
+        let allowed: &[u32] = match self.merge {
+            MergeKernel::Block => &BLOCK_MERGE_KEYS_PER_THREAD,
+            MergeKernel::WarpBitonic => &MERGE_KEYS_PER_LANE,
+        };
+        let k_ok = self.merge_keys_per_lane == 0 || allowed.contains(&self.merge_keys_per_lane);
         if !tile_ok || !k_ok || self.tile < self.window(false).max(self.window(true)) {
             return Err(Error::BadConfig(format!(
-                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the window; merge_keys_per_lane 0 (automatic) or one of {MERGE_KEYS_PER_LANE:?}"
+                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the merge window; merge_keys_per_lane 0 (automatic) or one of {allowed:?}"
             )));
         }
         Ok(())
@@ -305,34 +337,46 @@ impl Gpu {
         self.block_sort(items, &cur, tile, tile)?;
         let mut run = tile;
         while run < n {
-            self.merge_pass(&cur, &other, run, parts, cfg.window(items.vals != 0))?;
+            self.merge_pass(&cur, &other, run, parts, cfg, items.vals != 0)?;
             std::mem::swap(&mut cur, &mut other);
             run *= 2;
         }
         Ok(())
     }
 
-    /// One merge pass: merge-path partition, then one warp per window of
-    /// `window` outputs.
+    /// One merge pass: merge-path partition into windows (a thread per
+    /// window), then a block or a warp per window merges it.
     pub(crate) fn merge_pass(
         &self,
         src: &RawItems,
         dst: &RawItems,
         run: usize,
         parts: u64,
-        window: usize,
+        cfg: &WarpsortConfig,
+        pairs: bool,
     ) -> Result<()> {
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
         let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));
-        // A thread per window for the partition, a warp per window for the merge.
+        let window = cfg.window(pairs);
         let windows = src.n.div_ceil(window);
         let part_args = [sk, sv, n, run, Arg::U64(window as u64), Arg::U64(parts)];
         let part_grid = blocks_for(windows, WARP_KERNEL_THREADS);
         self.launch(&src.kernel("merge_partition"), part_grid, WARP_KERNEL_THREADS, 0, &part_args)?;
-        let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);
-        let pass = src.kernel(&format!("merge_pass{window}"));
-        self.launch(&pass, grid, WARP_KERNEL_THREADS, 0, &[sk, sv, dk, dv, n, run, Arg::U64(parts)])
+        let args = [sk, sv, dk, dv, n, run, Arg::U64(parts)];
+        match cfg.merge {
+            MergeKernel::Block => {
+                let k = cfg.merge_keys(pairs);
+                let smem = (warpsort_kernels::config::block_merge_smem_slots(window) * src.item_bytes()) as u32;
+                let pass = src.kernel(&format!("block_merge{k}"));
+                self.launch(&pass, windows as u32, MERGE_BLOCK_THREADS, smem, &args)
+            }
+            MergeKernel::WarpBitonic => {
+                let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);
+                let pass = src.kernel(&format!("merge_pass{window}"));
+                self.launch(&pass, grid, WARP_KERNEL_THREADS, 0, &args)
+            }
+        }
     }
 
     /// Full-array bitonic sort, fused (register/shared-memory stages for

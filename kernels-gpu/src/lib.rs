@@ -64,6 +64,7 @@ macro_rules! device_modules {
 device_modules!(
     arch,
     bitonic,
+    block_merge,
     block_network,
     block_sort,
     checks,

@@ -17,15 +17,15 @@ use crate::network::striped_half_cleaners;
 
 /// The runs a window's outputs come from.
 #[derive(Clone, Copy)]
-struct Pass {
-    n: usize,
-    run: usize,
+pub(crate) struct Pass {
+    pub n: usize,
+    pub run: usize,
 }
 
 impl Pass {
     /// `(a_begin, a_end, b_end)` of the pair that output index `o` belongs to.
     #[inline(always)]
-    fn pair(&self, o: usize) -> (usize, usize, usize) {
+    pub fn pair(&self, o: usize) -> (usize, usize, usize) {
         let a = o / (2 * self.run) * (2 * self.run);
         (a, (a + self.run).min(self.n), (a + 2 * self.run).min(self.n))
     }

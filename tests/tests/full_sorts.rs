@@ -1,7 +1,7 @@
 //! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
 //! reference over sizes, distributions, key types, orders and key-value.
 
-use warpsort::{Algorithm, Order, SortOptions, WarpsortConfig};
+use warpsort::{Algorithm, MergeKernel, Order, SortOptions, WarpsortConfig};
 use warpsort_tests::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
 
 fn opts(algorithm: Algorithm, order: Order) -> SortOptions {
@@ -85,21 +85,26 @@ fn a_first_merge_sizes() {
 #[test]
 fn every_warpsort_configuration() {
     let Some(g) = gpu() else { return };
-    for tile in [256, 1024, 2048, 8192] {
-        for merge_keys_per_lane in [4, 8, 16] {
-            let cfg = WarpsortConfig { tile, merge_keys_per_lane };
-            if cfg.validate().is_err() {
-                continue;
-            }
-            let o = SortOptions { warpsort: cfg, ..Default::default() };
-            for n in [tile + 1, 3 * tile - 5, 100_003] {
-                check_sort::<u32>(g, Dist::Uniform, n, &o);
-                check_sort_pairs::<u32>(g, Dist::FewUnique, n, &o);
+    let merges = [(MergeKernel::WarpBitonic, [4, 8, 16].as_slice()), (MergeKernel::Block, [8, 16].as_slice())];
+    for tile in [256, 1024, 2048, 4096, 8192] {
+        for (merge, ks) in merges {
+            for &merge_keys_per_lane in ks {
+                let cfg = WarpsortConfig { tile, merge, merge_keys_per_lane };
+                if cfg.validate().is_err() {
+                    continue;
+                }
+                let o = SortOptions { warpsort: cfg, ..Default::default() };
+                for n in [tile + 1, 3 * tile - 5, 100_003] {
+                    check_sort::<u32>(g, Dist::Uniform, n, &o);
+                    check_sort_pairs::<u32>(g, Dist::FewUnique, n, &o);
+                    check_sort::<u64>(g, Dist::Sorted, n, &o);
+                    check_sort_pairs::<u64>(g, Dist::Reverse, n, &o);
+                }
             }
         }
     }
     let mut d = g.stream().clone_htod(&[2u32, 1]).unwrap();
-    let bad = SortOptions { warpsort: WarpsortConfig { tile: 1000, merge_keys_per_lane: 8 }, ..Default::default() };
+    let bad = SortOptions { warpsort: WarpsortConfig { tile: 1000, ..Default::default() }, ..Default::default() };
     assert!(matches!(g.sort_with(&mut d, &bad), Err(warpsort::Error::BadConfig(_))));
     assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [2, 1]);
 }

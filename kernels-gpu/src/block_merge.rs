@@ -1,0 +1,210 @@
+//! GPU-Warpsort's merge passes, block form (the tuned default): every pass
+//! merges pairs of sorted runs of `run` items into runs of `2 * run`, cut into
+//! tiles of `blockDim * N` outputs, one block each (the paper's step-3 split,
+//! done exactly by merge path: every block gets the same work whatever the data).
+//!
+//! A block's tile:
+//! 1. reads where its A and B pieces start (`parts`, one merge-path search per
+//!    tile by `merge_partition` with `window = tile`),
+//! 2. stages both pieces in shared memory with coalesced loads,
+//! 3. gives every thread `N` consecutive outputs: a merge-path search in shared
+//!    memory finds where they start, a serial merge of `N` steps produces them,
+//! 4. writes them back through shared memory so the global stores coalesce.
+//!
+//! Shared memory is indexed with a skew of one slot per 32 (`skew`): a thread's
+//! `N` consecutive slots and a warp's 32 consecutive slots then fall in
+//! distinct banks (the blocked-to-striped transpose is conflict-free).
+
+use crate::arch::{block_dim, block_idx, dynamic_smem, sync_block, thread_idx};
+use crate::config::WARP_SIZE;
+use crate::item::{Item, Items, Key, Pair, Word};
+use crate::merge_path::Pass;
+
+/// Shared-memory slot of tile element `e`: one skip every 32 slots.
+#[inline(always)]
+fn skew(e: usize) -> usize {
+    e + e / WARP_SIZE as usize
+}
+
+/// Merge path over two sorted sequences given by accessors: how many of the
+/// first `diag` outputs come from A (ties from A first).
+#[inline(always)]
+pub fn merge_path_by<I: Item>(a: impl Fn(usize) -> I, la: usize, b: impl Fn(usize) -> I, lb: usize, diag: usize) -> usize {
+    let mut lo = diag.saturating_sub(lb);
+    let mut hi = diag.min(la);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if a(mid).gt(&b(diag - 1 - mid)) { hi = mid } else { lo = mid + 1 }
+    }
+    lo
+}
+
+/// The serial merge's state: the next unconsumed A and B slots of `A ++ B`
+/// in shared memory and the items there.
+struct Cursor<I> {
+    ai: usize,
+    bj: usize,
+    la: usize,
+    end: usize,
+    xa: I,
+    xb: I,
+}
+
+impl<I: Item> Cursor<I> {
+    /// At A index `ai` and B index `bi` of sequences of `la` and `lb` items;
+    /// `at(i)` reads slot `i` of `A ++ B`, `i <= la + lb`.
+    #[inline(always)]
+    fn new(at: &impl Fn(usize) -> I, ai: usize, la: usize, bi: usize, lb: usize) -> Self {
+        Cursor { ai, bj: la + bi, la, end: la + lb, xa: at(ai), xb: at(la + bi) }
+    }
+
+    /// The next output (ties from A first); past both ends, junk the caller
+    /// drops. One shared-memory read per output: the side just taken advances
+    /// (clamped, so that junk steps stay inside the tile).
+    #[inline(always)]
+    fn step(&mut self, at: &impl Fn(usize) -> I) -> I {
+        let take_b = self.bj < self.end && (self.ai >= self.la || self.xa.gt(&self.xb));
+        let out = if take_b { self.xb } else { self.xa };
+        let next = if take_b { self.bj + 1 } else { self.ai + 1 }.min(self.end);
+        let x = at(next);
+        if take_b {
+            self.bj = next;
+            self.xb = x;
+        } else {
+            self.ai = next;
+            self.xa = x;
+        }
+        out
+    }
+
+    /// Eight outputs (a loop LLVM unrolls whole, so they stay in registers).
+    #[inline(always)]
+    fn step8(&mut self, at: &impl Fn(usize) -> I) -> [I; 8] {
+        let mut out = [self.xa; 8];
+        for slot in out.iter_mut() {
+            *slot = self.step(at);
+        }
+        out
+    }
+}
+
+/// `N` (8 or 16) consecutive outputs of merging, from A index `ai` and B
+/// index `bi` on, by [`Cursor`] steps.
+#[inline(always)]
+fn serial_merge<I: Item, const N: usize>(at: impl Fn(usize) -> I, ai: usize, la: usize, bi: usize, lb: usize) -> [I; N] {
+    let mut c = Cursor::new(&at, ai, la, bi, lb);
+    let lo = c.step8(&at);
+    if N == 8 {
+        return core::array::from_fn(|i| lo[i % 8]);
+    }
+    let hi = c.step8(&at);
+    core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i % 8] })
+}
+
+/// One block-merge pass, `src` runs of `run` into `dst` runs of `2 * run`.
+///
+/// # Safety
+/// `src` and `dst` hold `n` items; `parts` is [`crate::merge_path::partition`]'s
+/// output for windows of `blockDim * N`; that tile divides `2 * run`; shared
+/// memory holds `config::block_merge_smem_slots(tile)` items.
+#[inline(always)]
+pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
+    src: Items<K, V>,
+    dst: Items<K, V>,
+    n: u64,
+    run: u64,
+    parts: *const u64,
+) {
+    let pass = Pass { n: n as usize, run: run as usize };
+    let threads = block_dim() as usize;
+    let tile = threads * N;
+    let t = thread_idx() as usize;
+    let b = block_idx() as usize;
+    let o = b * tile;
+    let (a_begin, a_end, b_end) = pass.pair(o);
+    let count = tile.min(b_end - o);
+    // SAFETY: parts has one slot per tile.
+    let a0 = unsafe { *parts.add(b) } as usize;
+    let a1 = if o + tile < b_end { (unsafe { *parts.add(b + 1) }) as usize } else { a_end };
+    let la = a1 - a0;
+    let lb = count - la;
+    // First B input of the tile: outputs before it took (a0 - a_begin) from A.
+    let b0 = a_end + (o - a_begin) - (a0 - a_begin);
+
+    let sm: *mut Pair<K, V> = dynamic_smem();
+    // SAFETY (shared memory): every slot index is below smem_slots(tile).
+    let at = |i: usize| unsafe { *sm.add(skew(i)) };
+    let put = |i: usize, p: Pair<K, V>| unsafe { *sm.add(skew(i)) = p };
+
+    // Stage A ++ B, coalesced.
+    let mut e = t;
+    while e < count {
+        // SAFETY: A indices a0 + e < a1, B indices b0 + (e - la) < b0 + lb.
+        put(e, unsafe { if e < la { src.get(a0 + e) } else { src.get(b0 + e - la) } });
+        e += threads;
+    }
+    sync_block();
+
+    // This thread's outputs [t * N, t * N + N) of the tile.
+    // (Threads past the end of a short last tile merge from its end: junk
+    // they do not store.)
+    let diag = (t * N).min(count);
+    let ai = merge_path_by(at, la, |j| at(la + j), lb, diag);
+    let out: [Pair<K, V>; N] = serial_merge::<_, N>(at, ai, la, diag - ai, lb);
+    sync_block();
+
+    // Blocked to striped through shared memory, then coalesced stores.
+    for (r, p) in out.iter().enumerate() {
+        if t * N + r < count {
+            put(t * N + r, *p);
+        }
+    }
+    sync_block();
+    let mut e = t;
+    while e < count {
+        // SAFETY: o + e < o + count <= n; the tile is this block's.
+        unsafe { dst.set(o + e, at(e)) };
+        e += threads;
+    }
+}
+
+macro_rules! entries {
+    ($K:ty, $V:ty, $sfx:ident) => {
+        #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
+        pub mod $sfx {
+            use super::*;
+            macro_rules! pass {
+                ($n:literal, $name:literal) => {
+                    /// One block-merge pass over merge-path tiles of `blockDim * N` outputs.
+                    #[unsafe(export_name = concat!($name, "_", stringify!($sfx)))]
+                    pub unsafe extern "ptx-kernel" fn pass(
+                        src_keys: *mut $K,
+                        src_vals: *mut $V,
+                        dst_keys: *mut $K,
+                        dst_vals: *mut $V,
+                        n: u64,
+                        run: u64,
+                        parts: *mut u64,
+                    ) {
+                        let src = Items { keys: src_keys, vals: src_vals };
+                        let dst = Items { keys: dst_keys, vals: dst_vals };
+                        // SAFETY: the host passes arrays of `n` items, the
+                        // partition of this pass and the shared memory.
+                        unsafe { merge_pass::<$K, $V, $n>(src, dst, n, run, parts) }
+                    }
+                };
+            }
+            #[doc = "8 outputs per thread."]
+            pub mod k8 {
+                use super::*;
+                pass!(8, "block_merge8");
+            }
+            #[doc = "16 outputs per thread."]
+            pub mod k16 {
+                use super::*;
+                pass!(16, "block_merge16");
+            }
+        }
+    };
+}
+crate::for_items!(entries);
