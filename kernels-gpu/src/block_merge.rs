@@ -136,12 +136,23 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     let at = |i: usize| unsafe { *sm.add(skew(i)) };
     let put = |i: usize, p: Pair<K, V>| unsafe { *sm.add(skew(i)) = p };
 
-    // Stage A ++ B, coalesced.
-    let mut e = t;
-    while e < count {
+    // Stage A ++ B, coalesced: all `N` loads of a thread issued before the
+    // first shared-memory store (loads in flight are what hide DRAM latency).
+    let staged: [Pair<K, V>; N] = core::array::from_fn(|r| {
+        let e = t + r * threads;
         // SAFETY: A indices a0 + e < a1, B indices b0 + (e - la) < b0 + lb.
-        put(e, unsafe { if e < la { src.get(a0 + e) } else { src.get(b0 + e - la) } });
-        e += threads;
+        unsafe {
+            if e < la {
+                src.get(a0 + e)
+            } else if e < count {
+                src.get(b0 + e - la)
+            } else {
+                Pair::pad()
+            }
+        }
+    });
+    for (r, p) in staged.iter().enumerate() {
+        put(t + r * threads, *p);
     }
     sync_block();
 
@@ -160,11 +171,12 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
         }
     }
     sync_block();
-    let mut e = t;
-    while e < count {
-        // SAFETY: o + e < o + count <= n; the tile is this block's.
-        unsafe { dst.set(o + e, at(e)) };
-        e += threads;
+    for r in 0..N {
+        let e = t + r * threads;
+        if e < count {
+            // SAFETY: o + e < o + count <= n; the tile is this block's.
+            unsafe { dst.set(o + e, at(e)) };
+        }
     }
 }
 
