@@ -90,6 +90,8 @@ impl Scratch {
         self.ptr = 0;
         let last = self.last.take();
         if let Some(buf) = self.buf.take() {
+            // cudarc frees in the current context: make it the buffer's.
+            buf.context().bind_to_thread()?;
             // The buffer is freed on the stream it was allocated on: order the
             // free after the last user's work.
             if let Some(last) = last

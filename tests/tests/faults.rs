@@ -98,6 +98,9 @@ fn foreign_context_buffers_are_refused_untouched() {
         let mut s2 = Scratch::with_capacity(&g2, 1 << 20).unwrap();
         foreign(g.sort_with_scratch(&mut k, &opts, &mut s2), "scratch");
         assert_eq!(g2.stream().clone_dtoh(&k2).unwrap(), keys);
+        drop(s2);
+        g2.context().bind_to_thread().unwrap(); // cudarc frees in the current context
+        drop(k2);
     }
     assert_eq!(g.stream().clone_dtoh(&k).unwrap(), keys, "own keys unchanged");
     assert_eq!(g.stream().clone_dtoh(&v).unwrap(), vals, "own values unchanged");
