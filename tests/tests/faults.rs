@@ -6,7 +6,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use warpsort::cudarc::driver::{CudaContext, sys};
-use warpsort::{Error, Gpu, Order, Scratch, SegmentKernel, SortOptions, WarpsortConfig};
+use warpsort::{Error, Gpu, MergeKernel, Order, Scratch, SegmentKernel, SortOptions, WarpsortConfig};
 use warpsort_tests::{Dist, REQUIRE_GPU, gpu, keys};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -271,10 +271,13 @@ fn bad_input_is_refused_untouched() {
 
     // Configurations the kernels do not have, whatever the length (also 0 and 1).
     let bad_configs = [
-        WarpsortConfig { tile: 1000, merge_keys_per_lane: 0 },
-        WarpsortConfig { tile: 16_384, merge_keys_per_lane: 0 },
-        WarpsortConfig { tile: 4096, merge_keys_per_lane: 5 },
-        WarpsortConfig { tile: 256, merge_keys_per_lane: 16 },
+        WarpsortConfig { tile: 1000, ..Default::default() },
+        WarpsortConfig { tile: 16_384, ..Default::default() },
+        WarpsortConfig { tile: 4096, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 5 },
+        WarpsortConfig { tile: 256, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 16 },
+        WarpsortConfig { tile: 4096, merge: MergeKernel::Block, merge_keys_per_lane: 4 },
+        // A block merge tile (256 threads x 8) larger than the sort tile.
+        WarpsortConfig { tile: 1024, merge: MergeKernel::Block, merge_keys_per_lane: 0 },
     ];
     for cfg in bad_configs {
         let o = SortOptions { warpsort: cfg, ..Default::default() };

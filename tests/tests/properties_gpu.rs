@@ -1,7 +1,7 @@
 //! Property tests on the GPU: the generators of `warpsort_tests::generate`
 //! (any bit pattern, mixed with NaN of both signs, +-0, +-inf, MIN, MAX and
 //! subnormals) drive `sort` and `sort_pairs` for every key type, both orders,
-//! every algorithm and every way in (device buffers, host slices, a caller's
+//! every algorithm (both GPU-Warpsort merges) and every way in (device buffers, host slices, a caller's
 //! `Scratch`), compared bit for bit with the CPU references. Lengths are
 //! arbitrary up to 20 000 (mostly), with a few larger cases; case counts are
 //! modest so that the whole suite takes seconds on the GPU machine. Without a
@@ -13,7 +13,7 @@ use std::fmt::Display;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use warpsort::data::FromPattern;
-use warpsort::{Algorithm, Gpu, Order, Scratch, SortKey, SortOptions, cpu};
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, Scratch, SortKey, SortOptions, WarpsortConfig, cpu};
 use warpsort_tests::generate::{Edges, keys};
 use warpsort_tests::gpu;
 
@@ -52,8 +52,9 @@ where
     let lens = prop_oneof![2 => keys::<K>(300), 3 => keys::<K>(max_len)];
     let order = prop_oneof![Just(Order::Ascending), Just(Order::Descending)];
     let algorithm = proptest::sample::select(Algorithm::ALL.to_vec());
+    let merge = prop_oneof![Just(MergeKernel::Block), Just(MergeKernel::WarpBitonic)];
     let path = prop_oneof![Just(Path::Device), Just(Path::Slice), Just(Path::Scratch)];
-    (lens, order, algorithm, path)
+    (lens, order, algorithm, merge, path)
 }
 
 /// Larger inputs (20 000 to 300 000 keys): several merge passes, partial tiles.
@@ -64,8 +65,9 @@ where
     let lens = proptest::collection::vec(warpsort_tests::generate::key::<K>(), 20_000..300_000);
     let order = prop_oneof![Just(Order::Ascending), Just(Order::Descending)];
     let algorithm = prop_oneof![3 => Just(Algorithm::WarpSort), 1 => Just(Algorithm::Bitonic)];
+    let merge = prop_oneof![Just(MergeKernel::Block), Just(MergeKernel::WarpBitonic)];
     let path = prop_oneof![Just(Path::Device), Just(Path::Slice), Just(Path::Scratch)];
-    (lens, order, algorithm, path)
+    (lens, order, algorithm, merge, path)
 }
 
 fn fail<E: Display>(what: &'static str) -> impl FnOnce(E) -> TestCaseError {
@@ -99,9 +101,10 @@ fn same_as_reference<K: SortKey>(input: &[K], got: &[K], order: Order) -> Result
 fn sort_case<K: SortKey>(
     g: &Gpu,
     scratch: &RefCell<Scratch>,
-    (input, order, algorithm, path): Case<K>,
+    (input, order, algorithm, merge, path): Case<K>,
 ) -> Result<(), TestCaseError> {
-    let o = SortOptions { algorithm, order, ..Default::default() };
+    let mut o = SortOptions { order, ..SortOptions::algorithm(algorithm) };
+    o.warpsort = WarpsortConfig { merge, ..Default::default() };
     let got = match path {
         Path::Slice => {
             let mut h = input.clone();
@@ -124,9 +127,10 @@ fn sort_case<K: SortKey>(
 fn pairs_case<K: SortKey>(
     g: &Gpu,
     scratch: &RefCell<Scratch>,
-    (input, order, algorithm, path): Case<K>,
+    (input, order, algorithm, merge, path): Case<K>,
 ) -> Result<(), TestCaseError> {
-    let o = SortOptions { algorithm, order, ..Default::default() };
+    let mut o = SortOptions { order, ..SortOptions::algorithm(algorithm) };
+    o.warpsort = WarpsortConfig { merge, ..Default::default() };
     let vals: Vec<u32> = (0..input.len() as u32).collect();
     let (ok, ov) = match path {
         Path::Slice => {
@@ -160,7 +164,7 @@ fn pairs_case<K: SortKey>(
     Ok(())
 }
 
-type Case<K> = (Vec<K>, Order, Algorithm, Path);
+type Case<K> = (Vec<K>, Order, Algorithm, MergeKernel, Path);
 /// One case of a property: the GPU, the test's `Scratch`, the case.
 type CaseFn<K> = fn(&Gpu, &RefCell<Scratch>, Case<K>) -> Result<(), TestCaseError>;
 
