@@ -207,8 +207,8 @@ fn out_of_memory_is_typed_and_loses_nothing() {
     g.release_scratch().unwrap();
 }
 
-/// PTX with no kernels at all: it loads, and every sort then misses its kernel.
-const EMPTY_PTX: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
+/// PTX with none of warpsort's kernels: it loads, and every sort then misses its kernel.
+const EMPTY_PTX: &str = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry nothing()\n{\n\tret;\n}\n";
 
 #[test]
 fn ptx_load_failure_is_typed() {

@@ -5,10 +5,11 @@
 use warpsort::{Algorithm, Gpu, Order, Scratch, SortKey, SortOptions, cpu};
 use warpsort_tests::{Dist, gpu, keys};
 
-/// A handle of its own: its cache and allocation count see only this test.
+/// A handle of its own (on a stream of its own, sharing the loaded kernels):
+/// its cache and allocation count see only this test.
 fn own_gpu() -> Option<Gpu> {
-    gpu()?;
-    Some(Gpu::new().unwrap())
+    let g = gpu()?;
+    Some(g.with_stream(g.context().new_stream().unwrap()).unwrap())
 }
 
 fn want<K: SortKey>(v: &[K], order: Order) -> Vec<K::Bits> {
@@ -126,7 +127,7 @@ fn scratch_and_handles_across_streams() {
     let b: Vec<f32> = keys(Dist::Staggered, n, 4);
     let mut s = Scratch::new();
     for round in 0..3 {
-        // The same scratch, alternately on the default stream and the side stream.
+        // The same scratch, alternately on the handle's stream and the side stream.
         let mut da = g.stream().clone_htod(&a).unwrap();
         g.sort_with_scratch(&mut da, &SortOptions::default(), &mut s).unwrap();
         let mut db = side.stream().clone_htod(&b).unwrap();
