@@ -4,14 +4,17 @@
 
 use std::fmt;
 
+use cudarc::driver::sys::CUresult;
+
 /// What went wrong, with what to do about it.
 #[derive(Debug)]
 pub enum Error {
     /// `libcuda` could not be loaded: no NVIDIA driver on this machine.
     NoDriver,
-    /// The driver loaded but reports no GPU.
+    /// The driver loaded but reports no GPU (or none with the ordinal asked for).
     NoDevice,
-    /// The embedded PTX did not load (driver too old for the PTX version, or JIT failure).
+    /// PTX did not load (driver too old for the PTX version, JIT failure, corrupt
+    /// PTX, or a kernel missing from it).
     PtxLoad(String),
     /// Keys and values differ in length.
     LengthMismatch {
@@ -36,46 +39,138 @@ pub enum Error {
     },
     /// Sort parameters the kernels do not support.
     BadConfig(String),
-    /// A CUDA driver call failed (out of memory, launch failure, …).
+    /// A buffer (or stream, or [`Scratch`](crate::Scratch)) belongs to another
+    /// CUDA context than the [`Gpu`](crate::Gpu)'s: another device, or a
+    /// context other code created.
+    ForeignContext {
+        /// Which argument: "keys", "values", "scratch" or "stream".
+        what: &'static str,
+    },
+    /// The device has not enough free memory for what the operation allocates.
+    OutOfMemory {
+        /// Bytes the failed allocation asked for (0 when not known).
+        requested: usize,
+        /// Bytes the device reported free just after the failure.
+        free: usize,
+    },
+    /// A CUDA driver call failed (launch failure, lost device, …).
     Driver(cudarc::driver::DriverError),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const MIB: usize = 1 << 20;
         match self {
             Error::NoDriver => write!(
                 f,
-                "no NVIDIA driver: libcuda could not be loaded. Install the NVIDIA driver, or run on a machine with a GPU"
+                "no NVIDIA driver: libcuda could not be loaded. Install the NVIDIA driver (or add the directory \
+                 holding libcuda.so to LD_LIBRARY_PATH), or run on a machine with an NVIDIA GPU"
             ),
-            Error::NoDevice => {
-                write!(f, "the NVIDIA driver reports no GPU (check CUDA_VISIBLE_DEVICES and nvidia-smi)")
-            }
+            Error::NoDevice => write!(
+                f,
+                "the NVIDIA driver reports no GPU with that ordinal: check `nvidia-smi` and CUDA_VISIBLE_DEVICES, \
+                 or open GPU 0 with Gpu::new()"
+            ),
             Error::PtxLoad(e) => write!(
                 f,
-                "the GPU could not load warpsort's PTX ({e}); update the NVIDIA driver (PTX needs a driver of CUDA 12 or newer)"
+                "the GPU could not load warpsort's PTX ({e}): update the NVIDIA driver (the PTX needs a CUDA 12 \
+                 driver or newer); if the driver is current, the PTX is stale or corrupt: rebuild it with \
+                 `cargo xtask build-ptx`"
             ),
             Error::LengthMismatch { keys, values } => {
-                write!(f, "{keys} keys but {values} values: pass one value per key")
+                write!(f, "{keys} keys but {values} values: pass exactly one value per key")
             }
             Error::BadSegment { len, max } => {
                 write!(f, "segment length {len} is not supported: use 1 to {max}, or a full sort")
             }
             Error::TooLong { len, max } => {
-                write!(f, "{len} items is more than this operation sorts ({max}); split the input")
+                write!(f, "{len} items is more than this operation handles ({max}): split the input")
             }
-            Error::BadConfig(m) => write!(f, "unsupported sort parameters {m}"),
-            Error::Driver(e) => write!(f, "CUDA driver error: {e}"),
+            Error::BadConfig(m) => write!(f, "unsupported sort parameters: {m}"),
+            Error::ForeignContext { what } => write!(
+                f,
+                "the {what} belong(s) to another CUDA context than this Gpu's (another device, or a context \
+                 created elsewhere): allocate it through gpu.stream() (or any stream of gpu.context()), or sort \
+                 it with a Gpu opened on its own device"
+            ),
+            Error::OutOfMemory { requested, free } => {
+                if *requested > 0 {
+                    write!(f, "out of device memory: {} MiB asked for, ", requested.div_ceil(MIB))?;
+                } else {
+                    write!(f, "out of device memory: ")?;
+                }
+                write!(
+                    f,
+                    "{} MiB free. Free device buffers (and Gpu::release_scratch), sort fewer items per call, \
+                     or reserve a Scratch of Gpu::sort_temp_bytes while memory is free",
+                    free / MIB
+                )
+            }
+            Error::Driver(e) => write!(
+                f,
+                "CUDA driver call failed ({:?}). After a launch failure the context is unusable: open a new Gpu \
+                 (or restart the process), check `nvidia-smi`, and report it with the input size and options",
+                e.0
+            ),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Driver(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<cudarc::driver::DriverError> for Error {
     fn from(e: cudarc::driver::DriverError) -> Self {
+        if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            return Error::OutOfMemory { requested: 0, free: free_bytes() };
+        }
         Error::Driver(e)
     }
 }
 
+/// Device memory free now in the current context (0 when it cannot be asked).
+pub(crate) fn free_bytes() -> usize {
+    // SAFETY: only probes whether libcuda can be opened (calling into a missing
+    // library would panic).
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return 0;
+    }
+    cudarc::driver::result::mem_get_info().map(|(free, _)| free).unwrap_or(0)
+}
+
 /// `Result` with warpsort's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_says_what_to_do() {
+        let all = [
+            Error::NoDriver,
+            Error::NoDevice,
+            Error::PtxLoad("x".into()),
+            Error::LengthMismatch { keys: 3, values: 2 },
+            Error::BadSegment { len: 9000, max: 8192 },
+            Error::TooLong { len: 10, max: 5 },
+            Error::BadConfig("tile 1000".into()),
+            Error::ForeignContext { what: "keys" },
+            Error::OutOfMemory { requested: 64 << 20, free: 1 << 20 },
+            Error::Driver(cudarc::driver::DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED)),
+        ];
+        let advice = ["install", "check", "update", "pass", "use", "split", "unsupported", "allocate", "free", "open"];
+        for (e, word) in all.iter().zip(advice) {
+            let m = e.to_string();
+            assert!(m.to_lowercase().contains(word), "{e:?}: {m}");
+        }
+        let oom: Error = cudarc::driver::DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY).into();
+        assert!(matches!(oom, Error::OutOfMemory { requested: 0, .. }));
+    }
+}

@@ -1,16 +1,19 @@
 //! The GPU handle: context, stream, the loaded PTX module and kernel launches.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
 use crate::error::{Error, Result};
+use crate::scratch::Scratch;
 
 /// PTX compiled for Volta and later (the driver JIT-compiles it for newer GPUs).
 pub const PTX_SM70: &str = include_str!("../ptx/warpsort_sm70.ptx");
@@ -26,7 +29,8 @@ pub struct DeviceInfo {
     pub compute_capability: (i32, i32),
     /// Streaming multiprocessors.
     pub sms: u32,
-    /// Which embedded PTX was loaded ("sm_70" or "sm_90").
+    /// Which embedded PTX was loaded ("sm_70" or "sm_90"; "custom" for
+    /// [`Gpu::with_ptx`]).
     pub ptx: &'static str,
     /// Largest dynamic shared memory a block may opt into, bytes.
     pub max_smem: u32,
@@ -44,11 +48,24 @@ pub struct DeviceInfo {
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
-    functions: Mutex<HashMap<String, CudaFunction>>,
+    /// The loaded module and its functions, shared with [`Gpu::with_stream`] copies.
+    kernels: Arc<Kernels>,
     info: DeviceInfo,
+    /// Temporary storage the sorts without a caller's [`Scratch`] reuse (one
+    /// per stream: [`Gpu::with_stream`] copies get their own).
+    pub(crate) scratch: Mutex<Scratch>,
+    /// Device allocations made for temporary storage through this handle.
+    pub(crate) scratch_allocations: AtomicU64,
+    /// Whether `profile` is recording (read on every launch without locking).
+    profiling: AtomicBool,
     /// While profiling: every launch with events around it.
     profile: Mutex<Option<Vec<(String, CudaEvent, CudaEvent)>>>,
+}
+
+/// A loaded module and the functions looked up in it.
+struct Kernels {
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
 }
 
 /// Time spent in one kernel while profiling ([`Gpu::profile_end`]).
@@ -65,8 +82,8 @@ pub struct KernelTime {
 /// A raw device pointer passed to a kernel (0 for "no payload").
 pub(crate) type DevPtr = u64;
 
-/// A kernel argument for [`Gpu::launch_kernel`].
-pub type KernelArg = Arg;
+/// The crate's short name for [`KernelArg`].
+pub(crate) use KernelArg as Arg;
 
 impl Gpu {
     /// Opens GPU 0 on its default stream.
@@ -78,6 +95,26 @@ impl Gpu {
     /// when `libcuda` is missing (cudarc would panic) and [`Error::NoDevice`]
     /// when the driver sees no GPU.
     pub fn with_device(ordinal: usize) -> Result<Self> {
+        let ctx = Self::open(ordinal)?;
+        Self::load(ctx, None)
+    }
+
+    /// Opens GPU `ordinal` with the kernels of `ptx` (PTX text) instead of the
+    /// embedded PTX: for kernel authors and for testing load failures, which
+    /// come back as [`Error::PtxLoad`].
+    ///
+    /// ```no_run
+    /// let r = warpsort::Gpu::with_ptx(0, "not PTX");
+    /// assert!(matches!(r, Err(warpsort::Error::PtxLoad(_))));
+    /// ```
+    #[doc(hidden)]
+    pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
+        let ctx = Self::open(ordinal)?;
+        Self::load(ctx, Some(ptx))
+    }
+
+    /// The primary context of GPU `ordinal`.
+    fn open(ordinal: usize) -> Result<Arc<CudaContext>> {
         // SAFETY: only probes whether libcuda can be opened.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(Error::NoDriver);
@@ -91,20 +128,40 @@ impl Gpu {
         // SAFETY: warpsort never shares its buffers across streams without the
         // caller's own synchronisation.
         unsafe { ctx.disable_event_tracking() };
-        let stream = ctx.default_stream();
-        Self::load(ctx, stream)
+        Ok(ctx)
     }
 
     /// Runs on the caller's stream (for asynchronous use beside other work).
     /// Every call then is ordered on that stream; results read back through
-    /// host slices synchronise it.
+    /// host slices synchronise it. The copy shares the loaded kernels and has
+    /// its own cached temporary storage. Fails with [`Error::ForeignContext`]
+    /// for a stream of another context.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let side = gpu.with_stream(gpu.context().new_stream()?)?;
+    /// let mut keys = side.stream().clone_htod(&[2u32, 1])?;
+    /// side.sort(&mut keys)?; // queued on the new stream
+    /// side.synchronize()?;
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
     pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Self> {
-        Self::load(self.ctx.clone(), stream)
+        if stream.context().cu_ctx() != self.ctx.cu_ctx() {
+            return Err(Error::ForeignContext { what: "stream" });
+        }
+        Ok(Self::assemble(self.ctx.clone(), stream, self.kernels.clone(), self.info.clone()))
     }
 
-    fn load(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Result<Self> {
+    fn load(ctx: Arc<CudaContext>, custom: Option<&str>) -> Result<Self> {
         let cc = ctx.compute_capability()?;
-        let (src, ptx) = if cc.0 >= 9 { (PTX_SM90, "sm_90") } else { (PTX_SM70, "sm_70") };
+        let (src, ptx) = match custom {
+            Some(src) => (src, "custom"),
+            None if cc.0 >= 9 => (PTX_SM90, "sm_90"),
+            None => (PTX_SM70, "sm_70"),
+        };
+        if src.contains('\0') {
+            return Err(Error::PtxLoad("the PTX text contains a NUL byte".into()));
+        }
         let module = ctx.load_module(Ptx::from_src(src)).map_err(|e| Error::PtxLoad(e.to_string()))?;
         let info = DeviceInfo {
             name: ctx.name()?,
@@ -113,7 +170,22 @@ impl Gpu {
             ptx,
             max_smem: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
         };
-        Ok(Gpu { ctx, stream, module, functions: Mutex::new(HashMap::new()), info, profile: Mutex::new(None) })
+        let kernels = Arc::new(Kernels { module, functions: Mutex::new(HashMap::new()) });
+        let stream = ctx.default_stream();
+        Ok(Self::assemble(ctx, stream, kernels, info))
+    }
+
+    fn assemble(ctx: Arc<CudaContext>, stream: Arc<CudaStream>, kernels: Arc<Kernels>, info: DeviceInfo) -> Self {
+        Gpu {
+            ctx,
+            stream,
+            kernels,
+            info,
+            scratch: Mutex::new(Scratch::new()),
+            scratch_allocations: AtomicU64::new(0),
+            profiling: AtomicBool::new(false),
+            profile: Mutex::new(None),
+        }
     }
 
     /// The device's name and properties.
@@ -135,10 +207,12 @@ impl Gpu {
     /// events around each launch; for breakdowns, not for headline timings).
     pub fn profile_begin(&self) {
         *self.profile.lock().unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+        self.profiling.store(true, Ordering::Release);
     }
 
     /// Stops recording and returns the time per kernel, in launch order of first use.
     pub fn profile_end(&self) -> Result<Vec<KernelTime>> {
+        self.profiling.store(false, Ordering::Release);
         let recorded = self.profile.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default();
         self.stream.synchronize()?;
         let mut out: Vec<KernelTime> = Vec::new();
@@ -162,11 +236,11 @@ impl Gpu {
 
     /// A kernel by name, loaded once (and allowed the device's full shared memory).
     pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
-        let mut map = self.functions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.kernels.functions.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = map.get(name) {
             return Ok(f.clone());
         }
-        let f = self.module.load_function(name).map_err(|e| Error::PtxLoad(format!("kernel {name}: {e}")))?;
+        let f = self.kernels.module.load_function(name).map_err(|e| Error::PtxLoad(format!("kernel {name}: {e}")))?;
         f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.info.max_smem as i32)?;
         map.insert(name.to_string(), f.clone());
         Ok(f)
@@ -187,21 +261,25 @@ impl Gpu {
             };
         }
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: smem };
-        let mut profile = self.profile.lock().unwrap_or_else(|e| e.into_inner());
-        let events = match profile.as_ref() {
-            Some(_) => {
+        // Only while profiling: the lock and events around the launch.
+        let mut profile = match self.profiling.load(Ordering::Acquire) {
+            true => Some(self.profile.lock().unwrap_or_else(|e| e.into_inner())),
+            false => None,
+        };
+        let events = match profile.as_deref() {
+            Some(Some(_)) => {
                 let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
                 let (start, stop) = (self.ctx.new_event(flags)?, self.ctx.new_event(flags)?);
                 start.record(&self.stream)?;
                 Some((start, stop))
             }
-            None => None,
+            _ => None,
         };
         // SAFETY: every kernel of warpsort's PTX takes exactly the pointer and
         // scalar arguments its host launcher passes, in order; pointers come from
         // live allocations of at least the lengths passed beside them.
         unsafe { b.launch(cfg) }?;
-        if let (Some((start, stop)), Some(list)) = (events, profile.as_mut()) {
+        if let (Some((start, stop)), Some(Some(list))) = (events, profile.as_deref_mut()) {
             stop.record(&self.stream)?;
             list.push((name.to_string(), start, stop));
         }
@@ -225,11 +303,53 @@ impl Gpu {
         let (p, _sync) = s.device_ptr(&self.stream);
         p
     }
+
+    /// Fails with [`Error::ForeignContext`] unless `s` lives in this GPU's
+    /// context (a pointer comparison: cheap enough for every call).
+    pub(crate) fn check_context<T>(&self, s: &CudaSlice<T>, what: &'static str) -> Result<()> {
+        if s.context().cu_ctx() == self.ctx.cu_ctx() { Ok(()) } else { Err(Error::ForeignContext { what }) }
+    }
+
+    /// `bytes` of device memory on this GPU's stream, contents unset; running
+    /// out is [`Error::OutOfMemory`] with the size asked for.
+    pub(crate) fn alloc_bytes(&self, bytes: usize) -> Result<CudaSlice<u8>> {
+        // SAFETY: callers write temporary storage before reading it.
+        unsafe { self.stream.alloc::<u8>(bytes) }.map_err(|e| match Error::from(e) {
+            Error::OutOfMemory { free, .. } => Error::OutOfMemory { requested: bytes, free },
+            other => other,
+        })
+    }
+
+    /// Queues a copy of `src` to device address `dst` on this GPU's stream
+    /// (`src` may be reused when this returns: pageable memory is staged).
+    pub(crate) fn upload<T: DeviceRepr>(&self, dst: DevPtr, src: &[T]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread()?;
+        // SAFETY: callers pass `dst` inside a live allocation of this context with
+        // room for `src` (a region of temporary storage they hold).
+        unsafe { cudarc::driver::result::memcpy_htod_async(dst, src, self.stream.cu_stream()) }?;
+        Ok(())
+    }
+
+    /// Copies `dst.len()` items from device address `src` after this GPU's
+    /// queued work, and waits for the copy.
+    pub(crate) fn download<T: DeviceRepr>(&self, src: DevPtr, dst: &mut [T]) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread()?;
+        // SAFETY: callers pass `src` inside a live allocation of this context
+        // holding at least `dst.len()` items; `T: DeviceRepr` is plain data.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }?;
+        Ok(self.stream.synchronize()?)
+    }
 }
 
-/// A kernel argument.
+/// A kernel argument for [`Gpu::launch_kernel`].
 #[derive(Clone, Copy, Debug)]
-pub enum Arg {
+pub enum KernelArg {
     /// A 32-bit scalar.
     U32(u32),
     /// A 64-bit scalar or a device pointer.

@@ -1,8 +1,9 @@
 //! A device array of keys (and payloads) as the kernels see it: raw pointers,
 //! a length and the kernel-name suffix of its types.
 
-use cudarc::driver::{CudaSlice, DevicePtr};
+use cudarc::driver::CudaSlice;
 
+use crate::error::Result;
 use crate::gpu::{Arg, DevPtr, Gpu};
 use crate::key::{Bits, Payload, SortKey};
 
@@ -20,23 +21,36 @@ pub(crate) struct RawItems {
 }
 
 impl RawItems {
-    pub fn keys<K: SortKey>(gpu: &Gpu, keys: &CudaSlice<K>) -> Self {
+    /// Device keys; a `ForeignContext` error when they live in another context.
+    pub fn keys<K: SortKey>(gpu: &Gpu, keys: &CudaSlice<K>) -> Result<Self> {
+        gpu.check_context(keys, "keys")?;
+        Ok(Self::keys_at::<K>(gpu.ptr(keys), keys.len()))
+    }
+
+    /// Device keys and values (of the same length: callers check).
+    pub fn pairs<K: SortKey, V: Payload>(gpu: &Gpu, keys: &CudaSlice<K>, vals: &CudaSlice<V>) -> Result<Self> {
+        gpu.check_context(vals, "values")?;
+        Ok(Self::keys(gpu, keys)?.with_vals_at::<V>(gpu.ptr(vals)))
+    }
+
+    /// `n` keys of type `K` at device address `keys`.
+    pub fn keys_at<K: SortKey>(keys: DevPtr, n: usize) -> Self {
         RawItems {
-            keys: gpu.ptr(keys),
+            keys,
             vals: 0,
-            n: keys.len(),
+            n,
             sfx: <K::Bits as Bits>::SUFFIX.to_string(),
             key_bytes: std::mem::size_of::<K>(),
             val_bytes: 0,
         }
     }
 
-    pub fn pairs<K: SortKey, V: Payload, S: DevicePtr<V>>(gpu: &Gpu, keys: &CudaSlice<K>, vals: &S) -> Self {
-        let mut r = Self::keys(gpu, keys);
-        r.vals = gpu.ptr(vals);
-        r.sfx = format!("{}_{}", r.sfx, V::SUFFIX);
-        r.val_bytes = std::mem::size_of::<V>();
-        r
+    /// The same keys with values of type `V` at device address `vals`.
+    pub fn with_vals_at<V: Payload>(mut self, vals: DevPtr) -> Self {
+        self.vals = vals;
+        self.sfx = format!("{}_{}", self.sfx, V::SUFFIX);
+        self.val_bytes = std::mem::size_of::<V>();
+        self
     }
 
     /// Bytes of one item in shared memory (the device's `Pair<K, V>`: padded

@@ -10,6 +10,11 @@
 //! - [`Gpu::sort_segments`]: many equal-length rows at once (warp sort up to
 //!   512 items, block sort up to 8192).
 //! - [`Gpu::check`]: verify a result on the GPU.
+//! - [`Scratch`], [`Gpu::sort_with_scratch`], [`Gpu::sort_temp_bytes`]:
+//!   temporary storage the caller owns and reuses (plain calls reuse storage
+//!   cached in the [`Gpu`]), and how much a sort needs.
+//! - [`Error`]: every failure typed, with what to do; on error the caller's
+//!   data is exactly as it was.
 //! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`; payload `u32`.
 //!
 //! ```no_run
@@ -27,6 +32,7 @@ mod error;
 mod gpu;
 mod items;
 mod key;
+mod scratch;
 mod segments;
 mod sort;
 pub mod verify;
@@ -35,6 +41,7 @@ pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
 pub use key::{Bits, Order, Payload, SortKey};
+pub use scratch::Scratch;
 pub use segments::SegmentKernel;
 pub use sort::{Algorithm, MergeKernel, SortOptions, WarpsortConfig};
 pub use verify::Check;

@@ -88,7 +88,7 @@ impl Gpu {
     /// # Ok::<(), warpsort::Error>(())
     /// ```
     pub fn sort_segments<K: SortKey>(&self, keys: &mut CudaSlice<K>, seg_len: usize, order: Order) -> Result<()> {
-        let items = RawItems::keys(self, keys);
+        let items = RawItems::keys(self, keys)?;
         self.sort_segment_items::<K>(&items, seg_len, order, SegmentKernel::for_len(seg_len)?)
     }
 
@@ -104,7 +104,7 @@ impl Gpu {
         if !kernel.fits(seg_len) {
             return Err(Error::BadSegment { len: seg_len, max: kernel.capacity() });
         }
-        let items = RawItems::keys(self, keys);
+        let items = RawItems::keys(self, keys)?;
         self.sort_segment_items::<K>(&items, seg_len, order, kernel)
     }
 
@@ -119,7 +119,7 @@ impl Gpu {
         if keys.len() != vals.len() {
             return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
         }
-        let items = RawItems::pairs(self, keys, vals);
+        let items = RawItems::pairs(self, keys, vals)?;
         self.sort_segment_items::<K>(&items, seg_len, order, SegmentKernel::for_len(seg_len)?)
     }
 

@@ -10,9 +10,10 @@ use warpsort_kernels::config::{
 use warpsort_kernels::ordered::mode;
 
 use crate::error::{Error, Result};
-use crate::gpu::{Arg, Gpu, blocks_for};
+use crate::gpu::{Arg, DevPtr, Gpu, blocks_for};
 use crate::items::RawItems;
 use crate::key::{Order, Payload, SortKey};
+use crate::scratch::Scratch;
 
 /// Which sorting algorithm a full sort runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -140,6 +141,12 @@ impl SortOptions {
     pub fn algorithm(algorithm: Algorithm) -> Self {
         SortOptions { algorithm, ..Default::default() }
     }
+
+    /// Checks the options against what the kernels support (every sort does
+    /// this first, whatever the length).
+    pub fn validate(&self) -> Result<()> {
+        self.warpsort.validate()
+    }
 }
 
 fn log2_ceil(x: usize) -> u32 {
@@ -162,8 +169,32 @@ impl Gpu {
 
     /// Sorts device keys with the given options.
     pub fn sort_with<K: SortKey>(&self, keys: &mut CudaSlice<K>, opts: &SortOptions) -> Result<()> {
-        let items = RawItems::keys(self, keys);
-        self.sort_items::<K>(&items, opts)
+        let items = RawItems::keys(self, keys)?;
+        self.sort_items::<K>(&items, opts, None)
+    }
+
+    /// [`Gpu::sort_with`] using the caller's temporary storage, which grows
+    /// only when too small (see [`Scratch`]).
+    ///
+    /// ```no_run
+    /// use warpsort::{Gpu, Scratch};
+    /// let gpu = Gpu::new()?;
+    /// let mut scratch = Scratch::new();
+    /// for n in [100_000, 50_000, 100_000] {
+    ///     let mut keys = gpu.stream().clone_htod(&vec![1.5f64; n])?;
+    ///     gpu.sort_with_scratch(&mut keys, &Default::default(), &mut scratch)?;
+    /// }
+    /// assert_eq!(scratch.allocations(), 1); // the first sort's storage served all three
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_with_scratch<K: SortKey>(
+        &self,
+        keys: &mut CudaSlice<K>,
+        opts: &SortOptions,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        let items = RawItems::keys(self, keys)?;
+        self.sort_items::<K>(&items, opts, Some(scratch))
     }
 
     /// Sorts device keys and moves each value with its key.
@@ -182,15 +213,38 @@ impl Gpu {
         vals: &mut CudaSlice<V>,
         opts: &SortOptions,
     ) -> Result<()> {
+        self.sort_pairs_in(keys, vals, opts, None)
+    }
+
+    /// [`Gpu::sort_pairs`] using the caller's temporary storage (see [`Scratch`]).
+    pub fn sort_pairs_with_scratch<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut CudaSlice<K>,
+        vals: &mut CudaSlice<V>,
+        opts: &SortOptions,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        self.sort_pairs_in(keys, vals, opts, Some(scratch))
+    }
+
+    fn sort_pairs_in<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut CudaSlice<K>,
+        vals: &mut CudaSlice<V>,
+        opts: &SortOptions,
+        scratch: Option<&mut Scratch>,
+    ) -> Result<()> {
         if keys.len() != vals.len() {
             return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
         }
-        let items = RawItems::pairs(self, keys, vals);
-        self.sort_items::<K>(&items, opts)
+        let items = RawItems::pairs(self, keys, vals)?;
+        self.sort_items::<K>(&items, opts, scratch)
     }
 
     /// Sorts a host slice: copies it to the GPU, sorts, copies it back. On
-    /// error the slice is unchanged.
+    /// error the slice is unchanged. The device copy lives in the temporary
+    /// storage this handle caches, so a second call of the same size
+    /// allocates no device memory.
     ///
     /// ```no_run
     /// let gpu = warpsort::Gpu::new()?;
@@ -205,13 +259,20 @@ impl Gpu {
 
     /// [`Gpu::sort_slice`] with options.
     pub fn sort_slice_with<K: SortKey>(&self, keys: &mut [K], opts: &SortOptions) -> Result<()> {
+        opts.validate()?;
         if keys.len() < 2 {
             return Ok(());
         }
-        let mut d = self.stream().clone_htod(keys)?;
-        self.sort_with(&mut d, opts)?;
-        self.stream().memcpy_dtoh(&d, keys)?;
-        Ok(())
+        let (n, key_bytes) = (keys.len(), std::mem::size_of::<K>());
+        let temp = Self::sort_temp_bytes(opts, n, key_bytes, 0);
+        let (_, temp_at, bytes) = Self::slice_layout(n, key_bytes, 0, temp);
+        // Keys and the sort's own scratch in one piece of temporary storage.
+        self.with_scratch(None, bytes, |base| {
+            self.upload(base, keys)?;
+            let items = RawItems::keys_at::<K>(base, n);
+            self.run_sort::<K>(&items, opts, base + temp_at as u64)?;
+            self.download(base, keys)
+        })
     }
 
     /// Sorts host key-value slices (see [`Gpu::sort_pairs`]). On error both are unchanged.
@@ -224,20 +285,68 @@ impl Gpu {
         if keys.len() != vals.len() {
             return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
         }
+        opts.validate()?;
         if keys.len() < 2 {
             return Ok(());
         }
-        let mut dk = self.stream().clone_htod(keys)?;
-        let mut dv = self.stream().clone_htod(vals)?;
-        self.sort_pairs(&mut dk, &mut dv, opts)?;
-        self.stream().memcpy_dtoh(&dk, keys)?;
-        self.stream().memcpy_dtoh(&dv, vals)?;
-        Ok(())
+        let (n, key_bytes, val_bytes) = (keys.len(), std::mem::size_of::<K>(), std::mem::size_of::<V>());
+        let temp = Self::sort_temp_bytes(opts, n, key_bytes, val_bytes);
+        let (vals_at, temp_at, bytes) = Self::slice_layout(n, key_bytes, val_bytes, temp);
+        self.with_scratch(None, bytes, |base| {
+            self.upload(base, keys)?;
+            self.upload(base + vals_at as u64, vals)?;
+            let items = RawItems::keys_at::<K>(base, n).with_vals_at::<V>(base + vals_at as u64);
+            self.run_sort::<K>(&items, opts, base + temp_at as u64)?;
+            // Keys land in a host copy first: if the values' copy fails, both
+            // slices are as they were.
+            let mut out_keys = vec![keys[0]; n];
+            self.download(base, &mut out_keys)?;
+            self.download(base + vals_at as u64, vals)?;
+            keys.copy_from_slice(&out_keys);
+            Ok(())
+        })
     }
 
-    /// Device bytes a full sort of `n` items allocates besides its input
-    /// (`key_bytes`/`val_bytes` per item; 0 value bytes for key-only):
-    /// GPU-Warpsort's `n + c` of the paper's `2n + c`, the bitonic sorts none.
+    /// Where a host-slice sort puts its values and the sort's scratch after its
+    /// keys in one piece of temporary storage (256-byte aligned), and its size.
+    fn slice_layout(n: usize, key_bytes: usize, val_bytes: usize, temp: usize) -> (usize, usize, usize) {
+        let vals = (n * key_bytes).next_multiple_of(256);
+        let temp_at = vals + (n * val_bytes).next_multiple_of(256);
+        (vals, temp_at, temp_at + temp)
+    }
+
+    /// Device bytes of temporary storage a full sort of `n` items on device
+    /// buffers needs besides its input (`key_bytes`/`val_bytes` per item; 0
+    /// value bytes for key-only): GPU-Warpsort's `n + c` of the paper's
+    /// `2n + c` (nothing up to one tile), the bitonic sorts none. Ask before
+    /// sorting, e.g. to reserve a [`Scratch`] or to split work that would not
+    /// fit; the host-slice sorts need the items' own size on top.
+    ///
+    /// ```
+    /// use warpsort::{Algorithm, Gpu, SortOptions};
+    /// let opts = SortOptions::default();
+    /// // Up to one tile (4096 keys by default) sorts in place.
+    /// assert_eq!(Gpu::sort_temp_bytes(&opts, 4096, 4, 0), 0);
+    /// // More: a second copy of the keys (and values), plus merge partitions.
+    /// let n = 1 << 20;
+    /// let keys_only = Gpu::sort_temp_bytes(&opts, n, 4, 0);
+    /// assert!(keys_only >= n * 4 && keys_only < n * 4 + n / 8);
+    /// assert!(Gpu::sort_temp_bytes(&opts, n, 8, 4) >= n * 12);
+    /// // The bitonic sorts work in place.
+    /// assert_eq!(Gpu::sort_temp_bytes(&SortOptions::algorithm(Algorithm::Bitonic), n, 4, 4), 0);
+    /// ```
+    ///
+    /// ```no_run
+    /// use warpsort::{Gpu, Scratch, SortOptions};
+    /// let gpu = Gpu::new()?;
+    /// let (opts, n) = (SortOptions::default(), 50_000_000);
+    /// let (free, _) = gpu.context().mem_get_info()?;
+    /// let need = n * 8 + Gpu::sort_temp_bytes(&opts, n, 4, 4); // keys, values, scratch
+    /// if need > free {
+    ///     eprintln!("sort in pieces: {need} bytes needed, {free} free");
+    /// }
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
     pub fn sort_temp_bytes(opts: &SortOptions, n: usize, key_bytes: usize, val_bytes: usize) -> usize {
         match opts.algorithm {
             Algorithm::WarpSort if n > opts.warpsort.tile => {
@@ -280,27 +389,29 @@ impl Gpu {
         r.and(back)
     }
 
-    fn sort_items<K: SortKey>(&self, items: &RawItems, opts: &SortOptions) -> Result<()> {
+    fn sort_items<K: SortKey>(
+        &self,
+        items: &RawItems,
+        opts: &SortOptions,
+        scratch: Option<&mut Scratch>,
+    ) -> Result<()> {
+        opts.validate()?;
         if items.n < 2 {
             return Ok(());
         }
-        opts.warpsort.validate()?;
-        // Allocate before touching the data: an out-of-memory error leaves it as it was.
-        let temp = self.alloc_sort_temp(opts, items)?;
+        let bytes = Self::sort_temp_bytes(opts, items.n, items.key_bytes, items.val_bytes);
+        // Storage before touching the data: an out-of-memory error leaves it as it was.
+        self.with_scratch(scratch, bytes, |temp| self.run_sort::<K>(items, opts, temp))
+    }
+
+    /// Runs the sort `opts` names, with `temp` pointing at
+    /// [`Gpu::sort_temp_bytes`] of temporary storage.
+    fn run_sort<K: SortKey>(&self, items: &RawItems, opts: &SortOptions, temp: DevPtr) -> Result<()> {
         self.with_ordered_keys::<K>(items, opts.order, || match opts.algorithm {
-            Algorithm::WarpSort => self.warpsort(items, &opts.warpsort, temp.as_ref()),
+            Algorithm::WarpSort => self.warpsort(items, &opts.warpsort, temp),
             Algorithm::Bitonic => self.bitonic(items, true),
             Algorithm::BitonicNaive => self.bitonic(items, false),
         })
-    }
-
-    fn alloc_sort_temp(&self, opts: &SortOptions, items: &RawItems) -> Result<Option<CudaSlice<u8>>> {
-        let bytes = Self::sort_temp_bytes(opts, items.n, items.key_bytes, items.val_bytes);
-        if bytes == 0 {
-            return Ok(None);
-        }
-        // SAFETY: the scratch buffer is written before it is read.
-        Ok(Some(unsafe { self.stream().alloc::<u8>(bytes) }?))
     }
 
     /// Block sort of `src` segments of `seg` items into `dst`, `tile` items per block.
@@ -321,13 +432,13 @@ impl Gpu {
     }
 
     /// GPU-Warpsort (tuned): step 1 block tiles, then merge passes.
-    fn warpsort(&self, items: &RawItems, cfg: &WarpsortConfig, temp: Option<&CudaSlice<u8>>) -> Result<()> {
+    fn warpsort(&self, items: &RawItems, cfg: &WarpsortConfig, temp: DevPtr) -> Result<()> {
         let n = items.n;
         let tile = cfg.tile;
-        let Some(temp) = temp else {
+        if n <= tile {
             return self.block_sort(items, items, tile, tile);
-        };
-        let base = self.ptr(temp);
+        }
+        let base = temp;
         let (vals, parts) = Self::warpsort_layout(n, items.key_bytes, items.val_bytes);
         let tmp = items.moved_to(base, base + vals as u64);
         let parts = base + parts as u64;

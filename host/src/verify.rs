@@ -46,8 +46,8 @@ impl Gpu {
         order: Order,
     ) -> Result<Check> {
         let items = match vals {
-            Some(v) => RawItems::pairs(self, keys, v),
-            None => RawItems::keys(self, keys),
+            Some(v) => RawItems::pairs(self, keys, v)?,
+            None => RawItems::keys(self, keys)?,
         };
         // SAFETY: counters are zeroed by alloc_zeros.
         let counters = self.stream().alloc_zeros::<u64>(2)?;

@@ -150,7 +150,8 @@ where
 
 /// Key generators for property tests: any bit pattern of the key type, mixed
 /// with the values sorts get wrong (NaN of both signs, +-0, +-inf, MIN, MAX,
-/// subnormals). CPU property tests use them now; GPU tests can draw the same.
+/// subnormals). The CPU property tests (`tests/properties.rs`) and the GPU
+/// ones (`tests/properties_gpu.rs`) draw from them.
 pub mod generate {
     use proptest::prelude::*;
     use warpsort::SortKey;

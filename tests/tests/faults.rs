@@ -1,0 +1,321 @@
+//! Faults and bad input, each caused for real: a typed error whose message
+//! says what to do, and the caller's data exactly as it was. The tests of this
+//! binary run one at a time (the out-of-memory test holds nearly all device
+//! memory while it runs).
+
+use std::sync::{Mutex, MutexGuard};
+
+use warpsort::cudarc::driver::{CudaContext, sys};
+use warpsort::{Error, Gpu, MergeKernel, Order, Scratch, SegmentKernel, SortOptions, WarpsortConfig};
+use warpsort_tests::{Dist, REQUIRE_GPU, gpu, keys};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn input(n: usize) -> Vec<u32> {
+    keys(Dist::Uniform, n, 0xfa17 + n as u64)
+}
+
+fn positions(n: usize) -> Vec<u32> {
+    (0..n as u32).collect()
+}
+
+#[test]
+fn no_driver_is_typed_and_only_without_a_driver() {
+    let _s = serial();
+    // SAFETY: only probes whether libcuda can be opened.
+    let driver = unsafe { sys::is_culib_present() };
+    let r = Gpu::new();
+    if std::env::var(REQUIRE_GPU).as_deref() == Ok("1") {
+        assert!(driver, "{REQUIRE_GPU}=1 but libcuda cannot be loaded");
+        assert!(r.is_ok(), "a GPU machine must open its GPU: {:?}", r.err());
+    }
+    match r {
+        Ok(_) => assert!(driver),
+        Err(Error::NoDriver) => {
+            assert!(!driver, "NoDriver returned although libcuda loads");
+            let m = Error::NoDriver.to_string();
+            assert!(m.contains("Install the NVIDIA driver"), "{m}");
+            // Every way of opening a GPU says the same, none panics.
+            assert!(matches!(Gpu::with_device(1), Err(Error::NoDriver)));
+            assert!(matches!(Gpu::with_ptx(0, warpsort::PTX_SM70), Err(Error::NoDriver)));
+        }
+        // A driver without a usable GPU (e.g. a CPU machine with the driver installed).
+        Err(Error::NoDevice) => assert!(driver),
+        Err(e) => panic!("opening a GPU failed with an unexpected error: {e}"),
+    }
+}
+
+#[test]
+fn a_missing_device_is_no_device() {
+    let Some(_) = gpu() else { return };
+    let _s = serial();
+    let count = CudaContext::device_count().unwrap() as usize;
+    let e = Gpu::with_device(count).err().expect("a GPU past the last one opened");
+    assert!(matches!(e, Error::NoDevice), "{e}");
+    assert!(e.to_string().contains("nvidia-smi"), "{e}");
+}
+
+#[test]
+fn foreign_context_buffers_are_refused_untouched() {
+    let Some(g) = gpu() else { return };
+    let _s = serial();
+    let n = 10_000;
+    let (keys, vals) = (input(n), positions(n));
+    // `CudaContext::new` retains the device's primary context, which every Gpu
+    // on this device shares; a non-primary context is a real foreign one.
+    let other = CudaContext::new_non_primary(g.context().ordinal(), 0).unwrap();
+    let os = other.default_stream();
+    let mut fk = os.clone_htod(&keys).unwrap();
+    let mut fv = os.clone_htod(&vals).unwrap();
+    let mut k = g.stream().clone_htod(&keys).unwrap();
+    let mut v = g.stream().clone_htod(&vals).unwrap();
+    let opts = SortOptions::default();
+    let foreign = |r: warpsort::Result<()>, what: &str| match r {
+        Err(e @ Error::ForeignContext { what: w }) if w == what => {
+            assert!(e.to_string().contains("another CUDA context"), "{e}");
+        }
+        r => panic!("expected ForeignContext({what}), got {r:?}"),
+    };
+    foreign(g.sort(&mut fk), "keys");
+    foreign(g.sort_with(&mut fk, &SortOptions::algorithm(warpsort::Algorithm::Bitonic)), "keys");
+    foreign(g.sort_with_scratch(&mut fk, &opts, &mut Scratch::new()), "keys");
+    foreign(g.sort_pairs(&mut fk, &mut v, &opts), "keys");
+    foreign(g.sort_pairs(&mut k, &mut fv, &opts), "values");
+    foreign(g.sort_segments(&mut fk, 32, Order::Ascending), "keys");
+    foreign(g.sort_segments_pairs(&mut k, &mut fv, 32, Order::Ascending), "values");
+    foreign(g.check::<u32, u32>(&fk, None, Order::Ascending).map(|_| ()), "keys");
+    foreign(g.with_stream(os.clone()).map(|_| ()), "stream");
+    // A second GPU, when there is one: its buffers and its scratch are foreign too.
+    if CudaContext::device_count().unwrap() >= 2 {
+        let ordinal = if g.context().ordinal() == 0 { 1 } else { 0 };
+        let g2 = Gpu::with_device(ordinal).unwrap();
+        let mut k2 = g2.stream().clone_htod(&keys).unwrap();
+        foreign(g.sort(&mut k2), "keys");
+        let mut s2 = Scratch::with_capacity(&g2, 1 << 20).unwrap();
+        foreign(g.sort_with_scratch(&mut k, &opts, &mut s2), "scratch");
+        assert_eq!(g2.stream().clone_dtoh(&k2).unwrap(), keys);
+        drop(s2);
+        g2.context().bind_to_thread().unwrap(); // cudarc frees in the current context
+        drop(k2);
+    }
+    assert_eq!(g.stream().clone_dtoh(&k).unwrap(), keys, "own keys unchanged");
+    assert_eq!(g.stream().clone_dtoh(&v).unwrap(), vals, "own values unchanged");
+    assert_eq!(os.clone_dtoh(&fk).unwrap(), keys, "foreign keys unchanged");
+    assert_eq!(os.clone_dtoh(&fv).unwrap(), vals, "foreign values unchanged");
+    // cudarc frees without binding the buffer's context: bind it first.
+    other.bind_to_thread().unwrap();
+    drop((fk, fv));
+    other.synchronize().unwrap();
+}
+
+/// Device memory taken straight from the driver (not from the stream-ordered
+/// pool the sorts allocate from), freed on drop even when the test fails.
+struct Filler<'a> {
+    gpu: &'a Gpu,
+    ptrs: Vec<sys::CUdeviceptr>,
+}
+
+impl<'a> Filler<'a> {
+    /// Takes device memory until at most `leave` bytes are free (or as close
+    /// as the driver allows).
+    fn leave(gpu: &'a Gpu, leave: usize) -> Self {
+        const STEP: usize = 2 << 20;
+        let mut f = Filler { gpu, ptrs: Vec::new() };
+        for _ in 0..64 {
+            let (free, _) = gpu.context().mem_get_info().unwrap();
+            if free <= leave {
+                break;
+            }
+            let mut size = (free - leave / 2) / STEP * STEP;
+            let ptr = loop {
+                if size < STEP {
+                    return f;
+                }
+                // SAFETY: a plain device allocation in the bound context,
+                // freed by `drop` below.
+                match unsafe { warpsort::cudarc::driver::result::malloc_sync(size) } {
+                    Ok(p) => break p,
+                    Err(_) => size /= 2,
+                }
+            };
+            f.ptrs.push(ptr);
+        }
+        f
+    }
+}
+
+impl Drop for Filler<'_> {
+    fn drop(&mut self) {
+        self.gpu.context().bind_to_thread().unwrap();
+        for p in self.ptrs.drain(..) {
+            // SAFETY: `p` came from `malloc_sync` above and is freed once.
+            unsafe { warpsort::cudarc::driver::result::free_sync(p) }.unwrap();
+        }
+    }
+}
+
+#[test]
+fn out_of_memory_is_typed_and_loses_nothing() {
+    let Some(g) = gpu() else { return };
+    let _s = serial();
+    let n = 1 << 23;
+    let (keys, vals) = (input(n), positions(n));
+    let mut k = g.stream().clone_htod(&keys).unwrap();
+    let mut v = g.stream().clone_htod(&vals).unwrap();
+    let opts = SortOptions::default();
+    let need = Gpu::sort_temp_bytes(&opts, n, 4, 0);
+    // Nothing cached, nothing held back in the stream-ordered pool: the sort
+    // must ask the driver for fresh memory.
+    g.release_scratch().unwrap();
+    g.synchronize().unwrap();
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: plain driver queries on the device of the bound context.
+    unsafe {
+        g.context().bind_to_thread().unwrap();
+        sys::cuDeviceGetDefaultMemPool(&mut pool, g.context().cu_device()).result().unwrap();
+        sys::cuMemPoolTrimTo(pool, 0).result().unwrap();
+    }
+    let filler = Filler::leave(g, need / 2);
+    let (free, _) = g.context().mem_get_info().unwrap();
+    assert!(free < need, "could not fill device memory: {free} bytes free, the sort needs {need}");
+    let oom = |r: warpsort::Result<()>, at_least: usize| match r {
+        Err(e @ Error::OutOfMemory { requested, .. }) => {
+            assert!(requested >= at_least, "{e}");
+            assert!(e.to_string().contains("out of device memory"), "{e}");
+        }
+        r => panic!("expected OutOfMemory, got {r:?}"),
+    };
+    oom(g.sort(&mut k), need);
+    oom(g.sort_pairs(&mut k, &mut v, &opts), need);
+    let mut scratch = Scratch::new();
+    oom(g.sort_with_scratch(&mut k, &opts, &mut scratch), need);
+    assert_eq!((scratch.capacity(), scratch.allocations()), (0, 0));
+    let (mut hk, mut hv) = (keys.clone(), vals.clone());
+    oom(g.sort_slice(&mut hk), need);
+    oom(g.sort_pairs_slice(&mut hk, &mut hv, &opts), need);
+    assert!(hk == keys && hv == vals, "host slices unchanged");
+    drop(filler);
+    assert_eq!(g.stream().clone_dtoh(&k).unwrap(), keys, "device keys unchanged");
+    assert_eq!(g.stream().clone_dtoh(&v).unwrap(), vals, "device values unchanged");
+    // With memory back, the same calls succeed.
+    g.sort_with_scratch(&mut k, &opts, &mut scratch).unwrap();
+    assert!(g.is_sorted(&k, Order::Ascending).unwrap());
+    g.release_scratch().unwrap();
+}
+
+/// PTX with none of warpsort's kernels: it loads, and every sort then misses its kernel.
+const EMPTY_PTX: &str = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry nothing()\n{\n\tret;\n}\n";
+
+#[test]
+fn ptx_load_failure_is_typed() {
+    let Some(g) = gpu() else { return };
+    let _s = serial();
+    let ordinal = g.context().ordinal();
+    for bad in ["garbage", ".version 99.9\n.target sm_999\n.address_size 64\n", "nul\0byte"] {
+        match Gpu::with_ptx(ordinal, bad) {
+            Err(e @ Error::PtxLoad(_)) => {
+                let m = e.to_string();
+                assert!(m.contains("update the NVIDIA driver") && m.contains("cargo xtask build-ptx"), "{m}");
+            }
+            Err(e) => panic!("{bad:?}: expected PtxLoad, got {e}"),
+            Ok(_) => panic!("{bad:?}: loaded"),
+        }
+    }
+    // A module that loads but lacks the kernels: PtxLoad naming the kernel, keys untouched
+    // (for i32 the key mapping is the first launch, for u32 the sort itself).
+    let empty = Gpu::with_ptx(ordinal, EMPTY_PTX).unwrap();
+    assert_eq!(empty.info().ptx, "custom");
+    for n in [100, 100_000] {
+        let keys = input(n);
+        let mut k = empty.stream().clone_htod(&keys).unwrap();
+        match empty.sort(&mut k) {
+            Err(Error::PtxLoad(m)) => assert!(m.contains("kernel block_sort_u32"), "{m}"),
+            r => panic!("expected PtxLoad, got {r:?}"),
+        }
+        assert_eq!(empty.stream().clone_dtoh(&k).unwrap(), keys);
+        let signed: Vec<i32> = keys.iter().map(|&x| x as i32).collect();
+        let mut s = empty.stream().clone_htod(&signed).unwrap();
+        match empty.sort(&mut s) {
+            Err(Error::PtxLoad(m)) => assert!(m.contains("kernel map_keys_u32"), "{m}"),
+            r => panic!("expected PtxLoad, got {r:?}"),
+        }
+        assert_eq!(empty.stream().clone_dtoh(&s).unwrap(), signed);
+    }
+}
+
+#[test]
+fn bad_input_is_refused_untouched() {
+    let Some(g) = gpu() else { return };
+    let _s = serial();
+    let n = 5000;
+    let (keys, vals) = (input(n), positions(n));
+    let mut k = g.stream().clone_htod(&keys).unwrap();
+    let mut v = g.stream().clone_htod(&vals[..n - 1]).unwrap();
+    let opts = SortOptions::default();
+    let mismatch = |r: warpsort::Result<()>| match r {
+        Err(e @ Error::LengthMismatch { keys: 5000, values: 4999 }) => {
+            assert!(e.to_string().contains("one value per key"), "{e}")
+        }
+        r => panic!("expected LengthMismatch, got {r:?}"),
+    };
+    mismatch(g.sort_pairs(&mut k, &mut v, &opts));
+    mismatch(g.sort_pairs_with_scratch(&mut k, &mut v, &opts, &mut Scratch::new()));
+    mismatch(g.sort_segments_pairs(&mut k, &mut v, 100, Order::Descending));
+    let (mut hk, mut hv) = (keys.clone(), vals[..n - 1].to_vec());
+    mismatch(g.sort_pairs_slice(&mut hk, &mut hv, &opts));
+    assert!(hk == keys && hv == vals[..n - 1], "host slices unchanged");
+
+    // Configurations the kernels do not have, whatever the length (also 0 and 1).
+    let bad_configs = [
+        WarpsortConfig { tile: 1000, ..Default::default() },
+        WarpsortConfig { tile: 16_384, ..Default::default() },
+        WarpsortConfig { tile: 4096, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 5 },
+        WarpsortConfig { tile: 256, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 16 },
+        WarpsortConfig { tile: 4096, merge: MergeKernel::Block, merge_keys_per_lane: 4 },
+        // A block merge tile (256 threads x 8) larger than the sort tile.
+        WarpsortConfig { tile: 1024, merge: MergeKernel::Block, merge_keys_per_lane: 0 },
+    ];
+    for cfg in bad_configs {
+        let o = SortOptions { warpsort: cfg, ..Default::default() };
+        let bad = |r: warpsort::Result<()>| match r {
+            Err(e @ Error::BadConfig(_)) => assert!(e.to_string().contains("must be"), "{e}"),
+            r => panic!("{cfg:?}: expected BadConfig, got {r:?}"),
+        };
+        bad(g.sort_with(&mut k, &o));
+        bad(g.sort_with_scratch(&mut k, &o, &mut Scratch::new()));
+        let mut full_v = g.stream().clone_htod(&vals).unwrap();
+        bad(g.sort_pairs(&mut k, &mut full_v, &o));
+        let mut h = keys.clone();
+        bad(g.sort_slice_with(&mut h, &o));
+        assert_eq!(h, keys);
+        bad(g.sort_slice_with(&mut [1u32], &o));
+        let mut one = g.stream().clone_htod(&[7u32]).unwrap();
+        bad(g.sort_with(&mut one, &o));
+        assert_eq!(g.stream().clone_dtoh(&full_v).unwrap(), vals);
+    }
+
+    // Segment lengths past the kernels' limits, and kernels that cannot sort the length asked.
+    let bad_segment = |r: warpsort::Result<()>, len: usize| match r {
+        Err(e @ Error::BadSegment { len: l, .. }) if l == len => {
+            assert!(e.to_string().contains("use 1 to"), "{e}")
+        }
+        r => panic!("segments of {len}: expected BadSegment, got {r:?}"),
+    };
+    bad_segment(g.sort_segments(&mut k, 0, Order::Ascending), 0);
+    bad_segment(g.sort_segments(&mut k, 8193, Order::Ascending), 8193);
+    bad_segment(g.sort_segments(&mut k, usize::MAX, Order::Descending), usize::MAX);
+    let mut full_v = g.stream().clone_htod(&vals).unwrap();
+    bad_segment(g.sort_segments_pairs(&mut k, &mut full_v, 100_000, Order::Ascending), 100_000);
+    bad_segment(g.sort_segments_with(&mut k, 33, Order::Ascending, SegmentKernel::Warp { keys_per_lane: 1 }), 33);
+    bad_segment(g.sort_segments_with(&mut k, 100, Order::Ascending, SegmentKernel::WarpChunks { chunk: 96 }), 100);
+    bad_segment(g.sort_segments_with(&mut k, 600, Order::Ascending, SegmentKernel::Block { tile: 600 }), 600);
+    bad_segment(g.sort_segments_with(&mut k, 40, Order::Ascending, SegmentKernel::Warp { keys_per_lane: 3 }), 40);
+
+    assert_eq!(g.stream().clone_dtoh(&k).unwrap(), keys, "keys unchanged");
+    assert_eq!(g.stream().clone_dtoh(&v).unwrap(), vals[..n - 1], "values unchanged");
+    assert_eq!(g.stream().clone_dtoh(&full_v).unwrap(), vals, "values unchanged");
+}
