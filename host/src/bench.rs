@@ -371,15 +371,17 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
             for tile in [2048usize, 4096, 8192] {
-                let block = warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD.map(|k| (MergeKernel::Block, k));
-                let warp = warpsort::kernels::config::MERGE_KEYS_PER_LANE.map(|k| (MergeKernel::WarpBitonic, k));
-                for (merge, k) in block.into_iter().chain(warp) {
-                    let cfg = WarpsortConfig { tile, merge, merge_keys_per_lane: k };
+                let block = [128, 256, 512].into_iter().flat_map(|t| {
+                    warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD.map(|k| (MergeKernel::Block, k, t))
+                });
+                let warp = warpsort::kernels::config::MERGE_KEYS_PER_LANE.map(|k| (MergeKernel::WarpBitonic, k, 0));
+                for (merge, k, t) in block.chain(warp) {
+                    let cfg = WarpsortConfig { tile, merge, merge_keys_per_lane: k, merge_threads: t };
                     if cfg.validate().is_err() {
                         continue;
                     }
                     let o = SortOptions { warpsort: cfg, ..Default::default() };
-                    let name = format!("warpsort tile={tile} merge={merge:?} k={k}");
+                    let name = format!("warpsort tile={tile} merge={merge:?} k={k} threads={t}");
                     b.sort_row_with("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
                 }
             }

@@ -5,7 +5,7 @@ use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE,
     DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD, DEFAULT_MERGE_KEYS_PER_LANE, DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
     ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_BLOCK_THREADS, MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS,
-    WARP_SIZE,
+    WARP_SIZE, block_merge_smem_slots,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -76,13 +76,21 @@ pub struct WarpsortConfig {
     /// Outputs per lane of a merge: for [`MergeKernel::WarpBitonic`] 4, 8 or
     /// 16 (windows of 128, 256 or 512, one warp each; 0 picks 8 for key-only,
     /// 4 for key-value), for [`MergeKernel::Block`] 8 or 16 (tiles of
-    /// `MERGE_BLOCK_THREADS * k`; 0 picks 8).
+    /// `merge_threads * k`; 0 picks 16).
     pub merge_keys_per_lane: u32,
+    /// Threads per block of [`MergeKernel::Block`] (a power of two, 64 to
+    /// 1024; 0 picks `MERGE_BLOCK_THREADS`).
+    pub merge_threads: u32,
 }
 
 impl Default for WarpsortConfig {
     fn default() -> Self {
-        WarpsortConfig { tile: BLOCK_TILE as usize, merge: MergeKernel::default(), merge_keys_per_lane: 0 }
+        WarpsortConfig {
+            tile: BLOCK_TILE as usize,
+            merge: MergeKernel::default(),
+            merge_keys_per_lane: 0,
+            merge_threads: 0,
+        }
     }
 }
 
@@ -97,11 +105,16 @@ impl WarpsortConfig {
         }
     }
 
+    /// Threads per block of the block merge.
+    pub fn block_threads(&self) -> u32 {
+        if self.merge_threads == 0 { MERGE_BLOCK_THREADS } else { self.merge_threads }
+    }
+
     /// Outputs of one merge window (a warp's or a block's), for key-only or
     /// key-value sorts.
     pub fn window(&self, pairs: bool) -> usize {
         let lanes = match self.merge {
-            MergeKernel::Block => MERGE_BLOCK_THREADS,
+            MergeKernel::Block => self.block_threads(),
             MergeKernel::WarpBitonic => WARP_SIZE,
         };
         (lanes * self.merge_keys(pairs)) as usize
@@ -116,9 +129,11 @@ impl WarpsortConfig {
             MergeKernel::WarpBitonic => &MERGE_KEYS_PER_LANE,
         };
         let k_ok = self.merge_keys_per_lane == 0 || allowed.contains(&self.merge_keys_per_lane);
+        let t = self.merge_threads;
+        let k_ok = k_ok && (t == 0 || (t.is_power_of_two() && (64..=1024).contains(&t)));
         if !tile_ok || !k_ok || self.tile < self.window(false).max(self.window(true)) {
             return Err(Error::BadConfig(format!(
-                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the merge window; merge_keys_per_lane 0 (automatic) or one of {allowed:?}"
+                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the merge window; merge_keys_per_lane 0 (automatic) or one of {allowed:?}; merge_threads 0 (automatic) or a power of two from 64 to 1024"
             )));
         }
         Ok(())
@@ -407,11 +422,32 @@ impl Gpu {
     /// Runs the sort `opts` names, with `temp` pointing at
     /// [`Gpu::sort_temp_bytes`] of temporary storage.
     fn run_sort<K: SortKey>(&self, items: &RawItems, opts: &SortOptions, temp: DevPtr) -> Result<()> {
+        if opts.algorithm == Algorithm::WarpSort {
+            self.check_shared_memory(items, &opts.warpsort)?;
+        }
         self.with_ordered_keys::<K>(items, opts.order, || match opts.algorithm {
             Algorithm::WarpSort => self.warpsort(items, &opts.warpsort, temp),
             Algorithm::Bitonic => self.bitonic(items, true),
             Algorithm::BitonicNaive => self.bitonic(items, false),
         })
+    }
+
+    /// Refuses, before any kernel runs, a configuration whose block sort or
+    /// block merge needs more shared memory than this GPU gives a block.
+    fn check_shared_memory(&self, items: &RawItems, cfg: &WarpsortConfig) -> Result<()> {
+        let merge = match cfg.merge {
+            MergeKernel::Block => block_merge_smem_slots(cfg.window(items.vals != 0)),
+            MergeKernel::WarpBitonic => 0,
+        };
+        let need = cfg.tile.max(merge) * items.item_bytes();
+        if need > self.info().max_smem as usize {
+            return Err(Error::BadConfig(format!(
+                "{cfg:?} needs {need} bytes of shared memory per block for {}-byte items; this GPU allows {}: use a smaller tile, merge_threads or merge_keys_per_lane",
+                items.item_bytes(),
+                self.info().max_smem
+            )));
+        }
+        Ok(())
     }
 
     /// Block sort of `src` segments of `seg` items into `dst`, `tile` items per block.
@@ -478,9 +514,9 @@ impl Gpu {
         match cfg.merge {
             MergeKernel::Block => {
                 let k = cfg.merge_keys(pairs);
-                let smem = (warpsort_kernels::config::block_merge_smem_slots(window) * src.item_bytes()) as u32;
+                let smem = (block_merge_smem_slots(window) * src.item_bytes()) as u32;
                 let pass = src.kernel(&format!("block_merge{k}"));
-                self.launch(&pass, windows as u32, MERGE_BLOCK_THREADS, smem, &args)
+                self.launch(&pass, windows as u32, cfg.block_threads(), smem, &args)
             }
             MergeKernel::WarpBitonic => {
                 let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);

@@ -16,7 +16,7 @@
 //! distinct banks (the blocked-to-striped transpose is conflict-free).
 
 use crate::arch::{block_dim, block_idx, dynamic_smem, sync_block, thread_idx};
-use crate::config::WARP_SIZE;
+use crate::config::{WARP_SIZE, block_merge_smem_slots};
 use crate::item::{Item, Items, Key, Pair, Word};
 use crate::merge_path::Pass;
 
@@ -77,28 +77,24 @@ impl<I: Item> Cursor<I> {
         out
     }
 
-    /// Eight outputs (a loop LLVM unrolls whole, so they stay in registers).
-    #[inline(always)]
-    fn step8(&mut self, at: &impl Fn(usize) -> I) -> [I; 8] {
-        let mut out = [self.xa; 8];
-        for slot in out.iter_mut() {
-            *slot = self.step(at);
-        }
-        out
-    }
 }
 
-/// `N` (8 or 16) consecutive outputs of merging, from A index `ai` and B
-/// index `bi` on, by [`Cursor`] steps.
+/// Merges `n` consecutive outputs, from A index `ai` and B index `bi` on, by
+/// [`Cursor`] steps, handing each to `emit` as it is made (no register array).
 #[inline(always)]
-fn serial_merge<I: Item, const N: usize>(at: impl Fn(usize) -> I, ai: usize, la: usize, bi: usize, lb: usize) -> [I; N] {
+fn serial_merge<I: Item>(
+    at: impl Fn(usize) -> I,
+    ai: usize,
+    la: usize,
+    bi: usize,
+    lb: usize,
+    n: usize,
+    mut emit: impl FnMut(usize, I),
+) {
     let mut c = Cursor::new(&at, ai, la, bi, lb);
-    let lo = c.step8(&at);
-    if N == 8 {
-        return core::array::from_fn(|i| lo[i % 8]);
+    for r in 0..n {
+        emit(r, c.step(&at));
     }
-    let hi = c.step8(&at);
-    core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i % 8] })
 }
 
 /// One block-merge pass, `src` runs of `run` into `dst` runs of `2 * run`.
@@ -131,10 +127,14 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     // First B input of the tile: outputs before it took (a0 - a_begin) from A.
     let b0 = a_end + (o - a_begin) - (a0 - a_begin);
 
+    // Two regions of shared memory: the inputs A ++ B, and the outputs.
     let sm: *mut Pair<K, V> = dynamic_smem();
-    // SAFETY (shared memory): every slot index is below smem_slots(tile).
+    let region = block_merge_smem_slots(tile) / 2;
+    // SAFETY (shared memory): every slot index is below the region's size.
     let at = |i: usize| unsafe { *sm.add(skew(i)) };
     let put = |i: usize, p: Pair<K, V>| unsafe { *sm.add(skew(i)) = p };
+    let out_at = |i: usize| unsafe { *sm.add(region + skew(i)) };
+    let out_put = |i: usize, p: Pair<K, V>| unsafe { *sm.add(region + skew(i)) = p };
 
     // Stage A ++ B, coalesced: all `N` loads of a thread issued before the
     // first shared-memory store (loads in flight are what hide DRAM latency).
@@ -159,23 +159,21 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     // This thread's outputs [t * N, t * N + N) of the tile.
     // (Threads past the end of a short last tile merge from its end: junk
     // they do not store.)
+    // Each output goes straight to the output region: blocked to striped
+    // through shared memory, then coalesced stores.
     let diag = (t * N).min(count);
     let ai = merge_path_by(at, la, |j| at(la + j), lb, diag);
-    let out: [Pair<K, V>; N] = serial_merge::<_, N>(at, ai, la, diag - ai, lb);
-    sync_block();
-
-    // Blocked to striped through shared memory, then coalesced stores.
-    for (r, p) in out.iter().enumerate() {
-        if t * N + r < count {
-            put(t * N + r, *p);
+    serial_merge(at, ai, la, diag - ai, lb, N, |r, p| {
+        if diag + r < count {
+            out_put(diag + r, p)
         }
-    }
+    });
     sync_block();
     for r in 0..N {
         let e = t + r * threads;
         if e < count {
             // SAFETY: o + e < o + count <= n; the tile is this block's.
-            unsafe { dst.set(o + e, at(e)) };
+            unsafe { dst.set(o + e, out_at(e)) };
         }
     }
 }

@@ -59,17 +59,21 @@ pub const DEFAULT_MERGE_KEYS_PER_LANE: u32 = 8;
 /// pairs double the registers and shuffles per key).
 pub const DEFAULT_MERGE_KEYS_PER_LANE_PAIRS: u32 = 4;
 
-/// Threads per block of the block-merge passes (`block_merge{k}_*`).
-pub const MERGE_BLOCK_THREADS: u32 = 256;
+/// Threads per block of the block-merge passes (`block_merge{k}_*`): the
+/// best of 128/256/512 on an H200 (`warpsort bench --suite tune`; small
+/// blocks keep more independent tiles in flight per SM).
+pub const MERGE_BLOCK_THREADS: u32 = 128;
 /// Outputs per thread the block-merge passes may use (kernels
 /// `block_merge{k}_*`): a block merges a tile of `MERGE_BLOCK_THREADS * k`.
 pub const BLOCK_MERGE_KEYS_PER_THREAD: [u32; 2] = [8, 16];
-/// The default outputs per thread of a block-merge pass.
-pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD: u32 = 8;
+/// The default outputs per thread of a block-merge pass (16 beat 8 on an
+/// H200 for keys and pairs: the merge-path search is shared by more outputs).
+pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD: u32 = 16;
 
-/// Shared-memory items a block-merge tile of `tile` items needs: one skipped
-/// slot every `WARP_SIZE` (bank-conflict-free transposes) and one spare slot
-/// the serial merge may read past its inputs.
+/// Shared-memory items a block-merge tile of `tile` items needs: two regions
+/// (inputs, outputs), each with one skipped slot every `WARP_SIZE`
+/// (bank-conflict-free transposes) and one spare slot the serial merge may
+/// read past its inputs.
 pub const fn block_merge_smem_slots(tile: usize) -> usize {
-    tile + tile / WARP_SIZE as usize + 1
+    2 * (tile + tile / WARP_SIZE as usize + 1)
 }

@@ -273,11 +273,11 @@ fn bad_input_is_refused_untouched() {
     let bad_configs = [
         WarpsortConfig { tile: 1000, ..Default::default() },
         WarpsortConfig { tile: 16_384, ..Default::default() },
-        WarpsortConfig { tile: 4096, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 5 },
-        WarpsortConfig { tile: 256, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 16 },
-        WarpsortConfig { tile: 4096, merge: MergeKernel::Block, merge_keys_per_lane: 4 },
+        WarpsortConfig { tile: 4096, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 5, ..Default::default() },
+        WarpsortConfig { tile: 256, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 16, ..Default::default() },
+        WarpsortConfig { tile: 4096, merge: MergeKernel::Block, merge_keys_per_lane: 4, ..Default::default() },
         // A block merge tile (256 threads x 8) larger than the sort tile.
-        WarpsortConfig { tile: 1024, merge: MergeKernel::Block, merge_keys_per_lane: 0 },
+        WarpsortConfig { tile: 1024, merge: MergeKernel::Block, merge_keys_per_lane: 0, ..Default::default() },
     ];
     for cfg in bad_configs {
         let o = SortOptions { warpsort: cfg, ..Default::default() };

@@ -1,5 +1,6 @@
 //! `cargo xtask bundle`: everything a GPU machine without Rust needs to run the
-//! GPU test suite and the benchmark, in `bundle/`.
+//! GPU test suite and the benchmark, in `bundle/` and compressed in
+//! `.gpu/bundle.tar.xz`.
 
 use std::path::Path;
 use std::process::Command;
@@ -49,5 +50,13 @@ pub fn bundle(root: &Path) -> Result<(), String> {
     }
     std::fs::copy(root.join("xtask/run-bundle.sh"), dir.join("run.sh")).map_err(|e| e.to_string())?;
     println!("bundle/: {count} test binaries, warpsort, cub_bench.cu, run.sh");
+    // The same, compressed (the binaries embed the PTX text): what fits a
+    // size-limited copy to the GPU machine. `tar xJf .gpu/bundle.tar.xz` there.
+    std::fs::create_dir_all(root.join(".gpu")).map_err(|e| e.to_string())?;
+    crate::run(Command::new("tar").current_dir(root).args(["-I", "xz -T0 -6", "-cf", ".gpu/bundle.tar.xz", "bundle"]))?;
+    println!(
+        ".gpu/bundle.tar.xz: {} MB",
+        std::fs::metadata(root.join(".gpu/bundle.tar.xz")).map_err(|e| e.to_string())?.len() >> 20
+    );
     Ok(())
 }
