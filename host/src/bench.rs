@@ -8,7 +8,7 @@ use std::process::Command;
 
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::data::{Dist, FromPattern, keys};
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, SortKey, SortOptions, WarpsortConfig};
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, SortKey, SortOptions, TileSort, WarpsortConfig};
 
 /// Benchmark errors: warpsort's, the driver's, or a message.
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -376,13 +376,16 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
                 });
                 let warp = warpsort::kernels::config::MERGE_KEYS_PER_LANE.map(|k| (MergeKernel::WarpBitonic, k, 0));
                 for (merge, k, t) in block.chain(warp) {
-                    let cfg = WarpsortConfig { tile, merge, merge_keys_per_lane: k, merge_threads: t };
-                    if cfg.validate().is_err() {
-                        continue;
+                    for tile_sort in [TileSort::WarpMerge, TileSort::BlockBitonic] {
+                        let cfg = WarpsortConfig { tile, tile_sort, merge, merge_keys_per_lane: k, merge_threads: t };
+                        if cfg.validate().is_err() {
+                            continue;
+                        }
+                        let o = SortOptions { warpsort: cfg, ..Default::default() };
+                        let name =
+                            format!("warpsort tile={tile} step1={tile_sort:?} merge={merge:?} k={k} threads={t}");
+                        b.sort_row_with("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
                     }
-                    let o = SortOptions { warpsort: cfg, ..Default::default() };
-                    let name = format!("warpsort tile={tile} merge={merge:?} k={k} threads={t}");
-                    b.sort_row_with("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
                 }
             }
         }

@@ -43,6 +43,6 @@ pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
 pub use key::{Bits, Order, Payload, SortKey};
 pub use scratch::Scratch;
 pub use segments::SegmentKernel;
-pub use sort::{Algorithm, MergeKernel, SortOptions, WarpsortConfig};
+pub use sort::{Algorithm, MergeKernel, SortOptions, TileSort, WarpsortConfig};
 pub use verify::Check;
 pub use warpsort_kernels as kernels;

@@ -15,7 +15,9 @@
 //! `N` consecutive slots and a warp's 32 consecutive slots then fall in
 //! distinct banks (the blocked-to-striped transpose is conflict-free).
 
-use crate::arch::{block_dim, block_idx, dynamic_smem, sync_block, thread_idx};
+use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, thread_idx};
+use crate::network::warp_sort;
+use crate::tile::load_blocked;
 use crate::config::{WARP_SIZE, block_merge_smem_slots};
 use crate::item::{Item, Items, Key, Pair, Word};
 use crate::merge_path::Pass;
@@ -178,6 +180,74 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     }
 }
 
+/// Step 1 by warps and merges: sorts every tile of `seg` items (the last may be
+/// shorter) of `src` into `dst`, one block each. Every warp sorts `32 * N`
+/// items in registers with the barrier-free bitonic network (the paper's
+/// step 1), then the block merges the warps' runs in shared memory, doubling
+/// the run length each round (merge path per thread, serial merge of `N`
+/// outputs), and stores the tile coalesced.
+///
+/// Pads (`MAX` keys past the end of the last tile) start at the tile's top;
+/// merges take ties from the lower run first, so no pad ever passes a real
+/// item and only pads are dropped.
+///
+/// # Safety
+/// `src` and `dst` hold `n` items; `seg == blockDim * N`, a power of two;
+/// shared memory holds `config::block_merge_smem_slots(seg)` items.
+#[inline(always)]
+pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(src: Items<K, V>, dst: Items<K, V>, n: u64, seg: u64) {
+    let (n, tile) = (n as usize, seg as usize);
+    let threads = block_dim() as usize;
+    let t = thread_idx() as usize;
+    let (warp, lane) = (t / WARP_SIZE as usize, lane_id());
+    let warp_tile = WARP_SIZE as usize * N;
+    let start = block_idx() as usize * tile;
+    if start >= n {
+        return;
+    }
+    let len = tile.min(n - start);
+
+    let sm: *mut Pair<K, V> = dynamic_smem();
+    let region = block_merge_smem_slots(tile) / 2;
+    // SAFETY (shared memory): slots below 2 * region.
+    let at = |reg: usize, i: usize| unsafe { *sm.add(reg * region + skew(i)) };
+    let put = |reg: usize, i: usize, p: Pair<K, V>| unsafe { *sm.add(reg * region + skew(i)) = p };
+
+    // Warp runs, sorted in registers.
+    let w0 = warp * warp_tile;
+    // SAFETY: reads below len only.
+    let mut x = unsafe { load_blocked::<K, V, N>(&src.offset(start + w0.min(len)), lane as usize, len.saturating_sub(w0)) };
+    warp_sort(&mut x, lane);
+    for (r, p) in x.iter().enumerate() {
+        put(0, w0 + lane as usize * N + r, *p);
+    }
+    sync_block();
+
+    // Merge rounds: runs of `run` into runs of `2 * run`, region to region.
+    let mut reg = 0;
+    let mut run = warp_tile;
+    while run < tile {
+        let o = t * N;
+        let pair = o / (2 * run) * (2 * run);
+        let diag = o - pair;
+        let from = |i: usize| at(reg, pair + i);
+        let ai = merge_path_by(from, run, |j| from(run + j), run, diag);
+        let to = 1 - reg;
+        serial_merge(from, ai, run, diag - ai, run, N, |r, p| put(to, o + r, p));
+        sync_block();
+        reg = to;
+        run *= 2;
+    }
+
+    // Coalesced stores of the real items.
+    let mut e = t;
+    while e < len {
+        // SAFETY: start + e < n; the tile is this block's.
+        unsafe { dst.set(start + e, at(reg, e)) };
+        e += threads;
+    }
+}
+
 macro_rules! entries {
     ($K:ty, $V:ty, $sfx:ident) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
@@ -203,6 +273,21 @@ macro_rules! entries {
                         unsafe { merge_pass::<$K, $V, $n>(src, dst, n, run, parts) }
                     }
                 };
+            }
+            /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * 8` items.
+            #[unsafe(export_name = concat!("merge_tile_sort_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn tile_sort(
+                src_keys: *mut $K,
+                src_vals: *mut $V,
+                dst_keys: *mut $K,
+                dst_vals: *mut $V,
+                n: u64,
+                seg: u64,
+            ) {
+                let src = Items { keys: src_keys, vals: src_vals };
+                let dst = Items { keys: dst_keys, vals: dst_vals };
+                // SAFETY: the host passes arrays of `n` items and the shared memory.
+                unsafe { sort_tiles::<$K, $V, { crate::config::KEYS_PER_LANE as usize }>(src, dst, n, seg) }
             }
             #[doc = "8 outputs per thread."]
             pub mod k8 {

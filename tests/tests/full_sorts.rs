@@ -1,7 +1,7 @@
 //! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
 //! reference over sizes, distributions, key types, orders and key-value.
 
-use warpsort::{Algorithm, MergeKernel, Order, SortOptions, WarpsortConfig};
+use warpsort::{Algorithm, MergeKernel, Order, SortOptions, TileSort, WarpsortConfig};
 use warpsort_tests::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
 
 fn opts(algorithm: Algorithm, order: Order) -> SortOptions {
@@ -88,8 +88,10 @@ fn every_warpsort_configuration() {
     let merges = [(MergeKernel::WarpBitonic, [4, 8, 16].as_slice()), (MergeKernel::Block, [8, 16].as_slice())];
     for tile in [256, 1024, 2048, 4096, 8192] {
         for (merge, ks) in merges {
-            for (&merge_keys_per_lane, merge_threads) in ks.iter().flat_map(|k| [(k, 0), (k, 64), (k, 512)]) {
-                let cfg = WarpsortConfig { tile, merge, merge_keys_per_lane, merge_threads };
+            let shapes = ks.iter().flat_map(|k| [(k, 0), (k, 64), (k, 512)]);
+            let shapes = shapes.flat_map(|(k, t)| [TileSort::WarpMerge, TileSort::BlockBitonic].map(|s| (k, t, s)));
+            for (&merge_keys_per_lane, merge_threads, tile_sort) in shapes {
+                let cfg = WarpsortConfig { tile, tile_sort, merge, merge_keys_per_lane, merge_threads };
                 if cfg.validate().is_err() || (merge == MergeKernel::WarpBitonic && merge_threads != 0) {
                     continue;
                 }
