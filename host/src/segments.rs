@@ -250,7 +250,13 @@ impl Gpu {
     /// kernel its length needs: up to 256 items several segments per warp in
     /// registers, up to 8192 one block in registers and shared memory, longer
     /// ones by GPU-Warpsort's merge sort (one after another; scratch for the
-    /// longest is allocated before the keys are touched).
+    /// longest is allocated before the keys are touched). Up to `u32::MAX`
+    /// keys ([`Error::TooLong`] past that).
+    ///
+    /// Temporary storage: the handle's cached scratch holds the lists
+    /// (8 bytes for each of up to `min(segments, n / 2)` segments), so a
+    /// second call of the same shape allocates nothing unless it has
+    /// segments past 8192 items (their merge scratch is a one-off).
     ///
     /// ```no_run
     /// use warpsort::Order;
