@@ -8,9 +8,9 @@
 use cudarc::driver::CudaSlice;
 use warpsort_kernels::config::{
     BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, ELEMENTWISE_THREADS, KEYS_PER_LANE, SEGMENT_CLASS_CHUNKS,
-    SEGMENT_CLASS_LONG, SEGMENT_CLASSES, SEGMENT_COUNTERS, SEGMENT_FIRST, SEGMENT_LAST, WARP_KERNEL_THREADS, WARP_SIZE,
-    WARP_SORT_KEYS_PER_LANE, WARP_SORT_MAX_SEGMENT, WARP_TILE, segment_class_capacity, segment_lists_bound,
-    warp_sort_batch,
+    SEGMENT_CLASS_LONG, SEGMENT_CLASS_WARP, SEGMENT_CLASSES, SEGMENT_COUNTERS, SEGMENT_FIRST, SEGMENT_LAST,
+    WARP_KERNEL_THREADS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE, WARP_SORT_MAX_SEGMENT, WARP_TILE, segment_class_capacity,
+    segment_lists_bound, warp_sort_batch,
 };
 
 use crate::error::{Error, Result};
@@ -248,7 +248,8 @@ impl Gpu {
     /// [`Error::BadOffsets`] before touching the keys (the offsets are checked
     /// on the GPU; a few words come back). Each segment is sorted by the
     /// kernel its length needs: up to 256 items several segments per warp in
-    /// registers, up to 8192 one block in registers and shared memory, longer
+    /// registers, up to 512 a warp each, up to 8192 a block each in registers
+    /// and shared memory, longer
     /// ones by GPU-Warpsort's merge sort (one after another; scratch for the
     /// longest is allocated before the keys are touched). Up to `u32::MAX`
     /// keys ([`Error::TooLong`] past that).
@@ -535,6 +536,10 @@ impl Gpu {
                 let grid = blocks_for(count, per_block);
                 let args = [k, v, list, Arg::U32(count as u32), Arg::U32(cap)];
                 self.launch(&items.kernel("segmented_chunks"), grid, WARP_KERNEL_THREADS, 0, &args)?;
+            } else if c as u32 == SEGMENT_CLASS_WARP {
+                let grid = blocks_for(count, WARP_KERNEL_THREADS / WARP_SIZE);
+                let args = [k, v, list, Arg::U32(count as u32)];
+                self.launch(&items.kernel("segmented_warp512"), grid, WARP_KERNEL_THREADS, 0, &args)?;
             } else {
                 let smem = (cap as usize * items.item_bytes()) as u32;
                 let grid = count.min(i32::MAX as usize) as u32;

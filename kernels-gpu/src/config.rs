@@ -77,7 +77,8 @@ pub const fn block_merge_smem_slots(tile: usize) -> usize {
 /// Size classes of segments given by offsets (`Gpu::sort_segments_by_offsets`):
 /// class 0 holds the segments of 0 or 1 items (nothing to sort), classes 1 to 6
 /// the chunks of 8 to 256 items (several segments per warp, [`KEYS_PER_LANE`]
-/// keys per lane), classes 7 to 11 the block tiles of 512 to 8192 items, and [`SEGMENT_CLASS_LONG`]
+/// keys per lane), class [`SEGMENT_CLASS_WARP`] the segments of up to 512 (a warp
+/// each, 16 keys per lane), classes 8 to 11 the block tiles of 1024 to 8192, and [`SEGMENT_CLASS_LONG`]
 /// the segments past [`BLOCK_SORT_MAX_TILE`], sorted by the full merge sort.
 ///
 /// ```
@@ -85,16 +86,18 @@ pub const fn block_merge_smem_slots(tile: usize) -> usize {
 /// assert_eq!(segment_class(1), 0);
 /// assert_eq!(segment_class(2), 1);
 /// assert_eq!(segment_class_capacity(segment_class(33)), 64);
-/// assert_eq!(segment_class(512), SEGMENT_CLASS_CHUNKS + 1);
+/// assert_eq!(segment_class(512), SEGMENT_CLASS_WARP);
 /// assert_eq!(segment_class_capacity(segment_class(8192)), BLOCK_SORT_MAX_TILE);
 /// assert_eq!(segment_class(8193), SEGMENT_CLASS_LONG);
 /// ```
 pub const SEGMENT_CLASSES: usize = 13;
 /// The class of the longest segments (past [`BLOCK_SORT_MAX_TILE`]).
 pub const SEGMENT_CLASS_LONG: u32 = SEGMENT_CLASSES as u32 - 1;
-/// The last class sorted several segments per warp (chunks of 256 items);
-/// the classes after it, up to [`SEGMENT_CLASS_LONG`], one block per segment.
+/// The last class sorted several segments per warp (chunks of 256 items).
 pub const SEGMENT_CLASS_CHUNKS: u32 = 6;
+/// The class sorted a warp per segment (up to 512 items, 16 keys per lane);
+/// the classes after it, up to [`SEGMENT_CLASS_LONG`], a block per segment.
+pub const SEGMENT_CLASS_WARP: u32 = 7;
 /// The smallest chunk of the several-segments-per-warp kernel: one lane's keys.
 pub const SEGMENT_MIN_CHUNK: u32 = KEYS_PER_LANE;
 

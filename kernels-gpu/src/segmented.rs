@@ -1,8 +1,8 @@
 //! Segments given by offsets (as CUB's `DeviceSegmentedSort`: segment `s` is
 //! `[off[s], off[s + 1])`): checking and classifying the offsets by length,
 //! listing the segments of each class, sorting every listed segment with the
-//! kernel its class needs (several segments of up to 256 items per warp, one
-//! block per segment up to 8192; the host runs the full merge sort on longer
+//! kernel its class needs (several segments of up to 256 items per warp, a
+//! warp per segment up to 512, a block per segment up to 8192; the host runs the full merge sort on longer
 //! ones), and the segmented sortedness check.
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -151,7 +151,8 @@ unsafe fn listed(lists: *const u64, count: usize, j: usize) -> (usize, usize) {
 /// `32 * N / chunk` segments, one per aligned chunk of `chunk / N` lanes,
 /// each lane loading its `N` items of its segment (16-byte vector loads where
 /// aligned and whole), `MAX` pads past the segment's end; then the network's
-/// phases up to `chunk`. Grid-stride over warp tiles.
+/// phases up to `chunk` (the whole network, unrolled, when `chunk = 32 * N`).
+/// Grid-stride over warp tiles.
 ///
 /// # Safety
 /// `items` holds every listed segment; `lists` holds `count` entries of
@@ -175,7 +176,11 @@ pub unsafe fn sort_listed_chunks<K: Key, V: Word, const N: usize>(
         // SAFETY: as above; this warp owns its segments.
         let seg = unsafe { items.offset(start) };
         let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) };
-        network::warp_sort_chunks(&mut x, lane as u32, chunk);
+        if chunk == WARP_SIZE as usize * N {
+            network::warp_sort(&mut x, lane as u32);
+        } else {
+            network::warp_sort_chunks(&mut x, lane as u32, chunk);
+        }
         unsafe { store_blocked(&seg, t, len, &x) };
         first += grid_threads() / WARP_SIZE as usize * per_warp;
     }
@@ -321,6 +326,12 @@ macro_rules! entries {
                 unsafe {
                     sort_listed_chunks::<$K, $V, { KEYS_PER_LANE as usize }>(Items { keys, vals }, lists, count, chunk)
                 }
+            }
+            /// Listed segments of up to 512 items, one per warp, 16 keys per lane.
+            #[unsafe(export_name = concat!("segmented_warp512_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn warp512(keys: *mut $K, vals: *mut $V, lists: *const u64, count: u32) {
+                // SAFETY: the host passes the arrays and a list of `count` segments.
+                unsafe { sort_listed_chunks::<$K, $V, 16>(Items { keys, vals }, lists, count, 512) }
             }
             /// Listed segments of up to `blockDim * KEYS_PER_LANE` items, one block each.
             #[unsafe(export_name = concat!("segmented_blocks_", stringify!($sfx)))]
