@@ -222,15 +222,18 @@ fn check_host_offsets(offsets: &[u32], n: usize) -> Result<()> {
     }
 }
 
-/// The checks that need no offset's value: at least one, and `n` within `u32`.
+/// The checks that need no offset's value: at least one, and `n` and the
+/// segments within `u32`.
 fn offsets_shape(offsets: &CudaSlice<u32>, n: usize) -> Result<()> {
     if offsets.is_empty() {
         return Err(no_offsets());
     }
-    if n > u32::MAX as usize {
-        return Err(Error::TooLong { len: n, max: u32::MAX as usize });
+    let max = u32::MAX as usize;
+    match (n > max, offsets.len() > max) {
+        (true, _) => Err(Error::TooLong { len: n, max }),
+        (_, true) => Err(Error::TooLong { len: offsets.len(), max }),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 fn no_offsets() -> Error {
