@@ -407,11 +407,11 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let keys_in = input::<u32>(Dist::Uniform, n);
         let mut cases: Vec<(String, Vec<u32>, Option<usize>)> = [32usize, 128, 1024, 4096]
             .into_iter()
-            .map(|len| (format!(" seg={len}"), (0..=n / len).map(|i| (i * len) as u32).collect(), Some(len)))
+            .map(|len| (format!("/seg={len}"), (0..=n / len).map(|i| (i * len) as u32).collect(), Some(len)))
             .collect();
-        cases.push((" seg=random<=8192".into(), warpsort::data::random_offsets(n, 8192, 42), None));
+        cases.push(("/seg=random1-8192".into(), warpsort::data::random_offsets(n, 8192, 42), None));
         for (tag, offsets, rows) in &cases {
-            progress(&format!("segmented sorts of 2^24 keys,{tag}"));
+            progress(&format!("segmented sorts of 2^24 keys, {}", &tag[1..]));
             for pairs in [false, true] {
                 if let Some(len) = rows {
                     b.segments_row(format!("warpsort_rows{tag}"), &keys_in, offsets, Some(*len), pairs)?;
