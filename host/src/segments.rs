@@ -387,6 +387,7 @@ impl Gpu {
         order: Order,
     ) -> Result<Check> {
         let n = keys.len();
+        self.check_context(keys, "keys")?;
         let (off, count, seg) = match segments {
             Segments::Rows(0) => return Err(Error::BadSegment { len: 0, max: usize::MAX }),
             Segments::Rows(len) => (0, n.div_ceil(len), len),
