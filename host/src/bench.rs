@@ -106,6 +106,70 @@ impl Bench<'_> {
         Ok(median(times))
     }
 
+    /// Times `step(true)` after an untimed `step(false)` (the reset) before
+    /// every run (warm-up, median of `reps`).
+    fn time_reset(&self, mut step: impl FnMut(bool) -> warpsort::Result<()>) -> Result<f64> {
+        let s = self.gpu.stream();
+        let ctx = self.gpu.context();
+        let flags = Some(warpsort::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let (start, stop) = (ctx.new_event(flags)?, ctx.new_event(flags)?);
+        let mut times = Vec::new();
+        for i in 0..self.opts.reps + 2 {
+            step(false)?;
+            start.record(s)?;
+            step(true)?;
+            stop.record(s)?;
+            stop.synchronize()?;
+            if i >= 2 {
+                times.push(start.elapsed_ms(&stop)? as f64);
+            }
+        }
+        Ok(median(times))
+    }
+
+    /// One segmented sort of `input` cut by `offsets` (equal rows of `rows`
+    /// items when given, else by the offsets), keys or key-value, timed,
+    /// verified on the GPU (segmented check and fingerprint), pushed as a row.
+    fn segments_row(
+        &mut self,
+        label: String,
+        input: &[u32],
+        offsets: &[u32],
+        rows: Option<usize>,
+        pairs: bool,
+    ) -> Result<()> {
+        use warpsort::Segments;
+        let (gpu, s) = (self.gpu, self.gpu.stream().clone());
+        let n = input.len();
+        let keys0 = s.clone_htod(input)?;
+        let vals0 = s.clone_htod(&(0..n as u32).collect::<Vec<_>>())?;
+        let (mut keys, mut vals) = (s.clone_dtod(&keys0)?, s.clone_dtod(&vals0)?);
+        let off = s.clone_htod(offsets)?;
+        let segs = match rows {
+            Some(len) => Segments::Rows(len),
+            None => Segments::Offsets(&off),
+        };
+        let asc = Order::Ascending;
+        let before = gpu.check_segments(&keys0, pairs.then_some(&vals0), segs, asc)?;
+        let ms = self.time_reset(|timed| match (timed, rows, pairs) {
+            (false, _, _) => {
+                s.memcpy_dtod(&keys0, &mut keys)?;
+                if pairs {
+                    s.memcpy_dtod(&vals0, &mut vals)?;
+                }
+                Ok(())
+            }
+            (true, Some(len), false) => gpu.sort_segments(&mut keys, len, asc),
+            (true, Some(len), true) => gpu.sort_segments_pairs(&mut keys, &mut vals, len, asc),
+            (true, None, false) => gpu.sort_segments_by_offsets(&mut keys, &off, asc),
+            (true, None, true) => gpu.sort_segments_by_offsets_pairs(&mut keys, &mut vals, &off, asc),
+        })?;
+        let after = gpu.check_segments(&keys, pairs.then_some(&vals), segs, asc)?;
+        let bytes_per_key = if pairs { 16 } else { 8 };
+        self.push(Row { pairs, bytes_per_key, ..Row::u32_keys("segments", label, n, ms, after.confirms(&before)) });
+        Ok(())
+    }
+
     fn push(&mut self, r: Row) {
         let rate = r.n as f64 / (r.ms / 1e3);
         let gbs = (r.n * r.bytes_per_key) as f64 / (r.ms / 1e3) / 1e9;
@@ -195,7 +259,8 @@ impl Bench<'_> {
         Ok(())
     }
 
-    /// Runs the CUB harness on the same input and pushes its rows.
+    /// Runs the CUB harness on the same input and pushes its rows (`tag`
+    /// appended to CUB's algorithm names).
     fn cub_rows<K: SortKey>(
         &mut self,
         suite: &'static str,
@@ -203,6 +268,7 @@ impl Bench<'_> {
         pairs: bool,
         input: &[K],
         segments: Option<&[u32]>,
+        tag: &str,
     ) {
         let Some(cub) = self.opts.cub.clone() else { return };
         let dir = std::env::temp_dir();
@@ -244,7 +310,7 @@ impl Bench<'_> {
             let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
             self.push(Row {
                 suite,
-                algo,
+                algo: format!("{algo}{tag}"),
                 dtype: K::NAME,
                 pairs,
                 dist: dist.name(),
@@ -322,13 +388,52 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
                 host == want
             };
             let algo = format!("{kernel:?} seg={seg}").replace(' ', "");
-            b.push(Row::u32_keys("segments", algo, copy_n, ms, verified));
+            b.push(Row::u32_keys("warp", algo, copy_n, ms, verified));
             if seg == 32 && copy_gbs > 0.0 {
                 let gbs = (copy_n * 8) as f64 / (ms / 1e3) / 1e9;
                 println!(
                     "          32-key segments at {:.0}% of the device-to-device copy bandwidth ({gbs:.0} of {copy_gbs:.0} GB/s)",
                     100.0 * gbs / copy_gbs
                 );
+            }
+        }
+    }
+
+    if opts.wants("segments") {
+        // As the target: 2^24 keys in segments of 32 to 4096 (equal
+        // rows and the same cut given as offsets) and random lengths, beside
+        // CUB's DeviceSegmentedSort (and segmented radix sort) on the same input.
+        let n = 1usize << 24;
+        let keys_in = input::<u32>(Dist::Uniform, n);
+        let mut cases: Vec<(String, Vec<u32>, Option<usize>)> = [32usize, 128, 1024, 4096]
+            .into_iter()
+            .map(|len| (format!("/seg={len}"), (0..=n / len).map(|i| (i * len) as u32).collect(), Some(len)))
+            .collect();
+        cases.push(("/seg=random1-8192".into(), warpsort::data::random_offsets(n, 8192, 42), None));
+        for (tag, offsets, rows) in &cases {
+            progress(&format!("segmented sorts of 2^24 keys, {}", &tag[1..]));
+            for pairs in [false, true] {
+                if let Some(len) = rows {
+                    b.segments_row(format!("warpsort_rows{tag}"), &keys_in, offsets, Some(*len), pairs)?;
+                }
+                b.segments_row(format!("warpsort_offsets{tag}"), &keys_in, offsets, None, pairs)?;
+                b.cub_rows("segments", Dist::Uniform, pairs, &keys_in, Some(offsets), tag);
+                let ms = |algo: String| {
+                    b.rows
+                        .iter()
+                        .rev()
+                        .find(|r| r.suite == "segments" && r.pairs == pairs && r.algo == algo)
+                        .map(|r| r.ms)
+                };
+                if let (Some(ours), Some(cub)) =
+                    (ms(format!("warpsort_offsets{tag}")), ms(format!("cub_segmented_sort{tag}")))
+                {
+                    let what = if pairs { "pairs" } else { "keys" };
+                    println!(
+                        "          {what}{tag}: offsets API at {:.2}x CUB DeviceSegmentedSort's throughput",
+                        cub / ours
+                    );
+                }
             }
         }
     }
@@ -340,7 +445,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             for pairs in [false, true] {
                 b.sort_row("sizes", Algorithm::WarpSort, Dist::Uniform, pairs, &keys_in)?;
                 b.sort_row("sizes", Algorithm::Bitonic, Dist::Uniform, pairs, &keys_in)?;
-                b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None);
+                b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None, "");
             }
         }
     }
@@ -361,7 +466,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             progress(&format!("distribution {}, n = 2^24", dist.name()));
             let keys_in = input::<u32>(dist, n);
             b.sort_row("dists", Algorithm::WarpSort, dist, false, &keys_in)?;
-            b.cub_rows("dists", dist, false, &keys_in, None);
+            b.cub_rows("dists", dist, false, &keys_in, None, "");
         }
     }
 

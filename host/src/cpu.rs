@@ -25,6 +25,20 @@ pub fn sort_segments<K: SortKey>(keys: &mut [K], seg_len: usize, order: Order) {
     }
 }
 
+/// Sorts each segment `offsets[s]..offsets[s + 1]` independently (offsets
+/// as [`crate::Gpu::sort_segments_by_offsets`] takes them).
+///
+/// ```
+/// let mut v = vec![3u32, 1, 2, 9, 8];
+/// warpsort::cpu::sort_by_offsets(&mut v, &[0, 3, 3, 5], warpsort::Order::Ascending);
+/// assert_eq!(v, [1, 2, 3, 8, 9]);
+/// ```
+pub fn sort_by_offsets<K: SortKey>(keys: &mut [K], offsets: &[u32], order: Order) {
+    for w in offsets.windows(2) {
+        sort(&mut keys[w[0] as usize..w[1] as usize], order);
+    }
+}
+
 /// Reference key-value sort (stable).
 pub fn sort_pairs<K: SortKey, V: Copy>(keys: &mut [K], vals: &mut [V], order: Order) {
     let mut pairs: Vec<(K, V)> = keys.iter().copied().zip(vals.iter().copied()).collect();

@@ -147,6 +147,37 @@ where
     ordered64(dist, n, seed).into_iter().map(|p| K::from_ordered(K::Bits::from_pattern(p))).collect()
 }
 
+/// Offsets of random-length segments covering `n` items (as
+/// [`crate::Gpu::sort_segments_by_offsets`] takes them): lengths log-uniform
+/// from 1 to `max_len`, a fifth of them empty and a tenth of one item, the
+/// last cut to end at `n`.
+///
+/// ```
+/// let off = warpsort::data::random_offsets(10_000, 5000, 7);
+/// assert_eq!((off[0], *off.last().unwrap()), (0, 10_000));
+/// assert!(off.windows(2).all(|w| w[0] <= w[1]));
+/// ```
+pub fn random_offsets(n: usize, max_len: usize, seed: u64) -> Vec<u32> {
+    let mut rng = Rng::new(seed);
+    let mut off = vec![0u32];
+    let mut at = 0usize;
+    let log_max = (max_len.max(1) as f64).log2();
+    while at < n {
+        let r = rng.next_u64();
+        let len = match r % 10 {
+            0 | 1 => 0,
+            2 => 1,
+            _ => {
+                let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+                (u * log_max).exp2() as usize
+            }
+        };
+        at = (at + len).min(n);
+        off.push(at as u32);
+    }
+    off
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,12 @@ pub enum Error {
         /// The longest segment this operation sorts.
         max: usize,
     },
+    /// Segment offsets that do not cut the keys into segments: they must
+    /// start at 0, never decrease, and end at the number of keys.
+    BadOffsets {
+        /// What is wrong with them, e.g. `offsets[3] = 9 > offsets[4] = 7`.
+        problem: String,
+    },
     /// More items than this operation handles.
     TooLong {
         /// The length asked for.
@@ -83,6 +89,10 @@ impl fmt::Display for Error {
             Error::BadSegment { len, max } => {
                 write!(f, "segment length {len} is not supported: use 1 to {max}, or a full sort")
             }
+            Error::BadOffsets { problem } => write!(
+                f,
+                "bad segment offsets: {problem}. Pass segments + 1 offsets (u32) that start at 0, never decrease and end at the number of keys; segment s is keys[offsets[s]..offsets[s + 1]]"
+            ),
             Error::TooLong { len, max } => {
                 write!(f, "{len} items is more than this operation handles ({max}): split the input")
             }

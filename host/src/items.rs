@@ -64,6 +64,12 @@ impl RawItems {
         RawItems { keys, vals: if self.vals == 0 { 0 } else { vals }, ..self.clone() }
     }
 
+    /// Items `start..start + len` of the same arrays.
+    pub fn range(&self, start: usize, len: usize) -> Self {
+        let vals = if self.vals == 0 { 0 } else { self.vals + (start * self.val_bytes) as u64 };
+        RawItems { keys: self.keys + (start * self.key_bytes) as u64, vals, n: len, ..self.clone() }
+    }
+
     pub fn kernel(&self, prefix: &str) -> String {
         format!("{prefix}_{}", self.sfx)
     }

@@ -8,7 +8,9 @@
 //! - [`Gpu::sort`], [`Gpu::sort_pairs`], [`Gpu::sort_slice`]: full sorts
 //!   (GPU-Warpsort by default; bitonic sorts as [`Algorithm`]s).
 //! - [`Gpu::sort_segments`]: many equal-length rows at once (warp sort up to
-//!   512 items, block sort up to 8192).
+//!   512 items, block sort up to 8192); [`Gpu::sort_segments_by_offsets`]:
+//!   variable-length segments given by offsets (as CUB's `DeviceSegmentedSort`).
+//! - [`Gpu::check_segments`], [`Gpu::is_sorted_segments`]: segmented checks on the GPU.
 //! - [`Gpu::check`]: verify a result on the GPU.
 //! - [`Scratch`], [`Gpu::sort_with_scratch`], [`Gpu::sort_temp_bytes`]:
 //!   temporary storage the caller owns and reuses (plain calls reuse storage
@@ -42,7 +44,7 @@ pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
 pub use key::{Bits, Order, Payload, SortKey};
 pub use scratch::Scratch;
-pub use segments::SegmentKernel;
+pub use segments::{SegmentKernel, Segments};
 pub use sort::{Algorithm, MergeKernel, SortOptions, TileSort, WarpsortConfig};
 pub use verify::Check;
 pub use warpsort_kernels as kernels;

@@ -506,7 +506,7 @@ impl Gpu {
     }
 
     /// GPU-Warpsort (tuned): step 1 block tiles, then merge passes.
-    fn warpsort(&self, items: &RawItems, cfg: &WarpsortConfig, temp: DevPtr) -> Result<()> {
+    pub(crate) fn warpsort(&self, items: &RawItems, cfg: &WarpsortConfig, temp: DevPtr) -> Result<()> {
         let n = items.n;
         let tile = cfg.tile;
         if n <= tile {

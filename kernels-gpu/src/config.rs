@@ -77,3 +77,73 @@ pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD: u32 = 16;
 pub const fn block_merge_smem_slots(tile: usize) -> usize {
     2 * (tile + tile / WARP_SIZE as usize + 1)
 }
+
+/// Size classes of segments given by offsets (`Gpu::sort_segments_by_offsets`):
+/// class 0 holds the segments of 0 or 1 items (nothing to sort), classes 1 to 6
+/// the chunks of 8 to 256 items (several segments per warp, [`KEYS_PER_LANE`]
+/// keys per lane), class [`SEGMENT_CLASS_WARP`] the segments of up to 512 (a warp
+/// each, 16 keys per lane), classes 8 to 11 the block tiles of 1024 to 8192, and [`SEGMENT_CLASS_LONG`]
+/// the segments past [`BLOCK_SORT_MAX_TILE`], sorted by the full merge sort.
+///
+/// ```
+/// use warpsort_kernels::config::*;
+/// assert_eq!(segment_class(1), 0);
+/// assert_eq!(segment_class(2), 1);
+/// assert_eq!(segment_class_capacity(segment_class(33)), 64);
+/// assert_eq!(segment_class(512), SEGMENT_CLASS_WARP);
+/// assert_eq!(segment_class_capacity(segment_class(8192)), BLOCK_SORT_MAX_TILE);
+/// assert_eq!(segment_class(8193), SEGMENT_CLASS_LONG);
+/// ```
+pub const SEGMENT_CLASSES: usize = 13;
+/// The class of the longest segments (past [`BLOCK_SORT_MAX_TILE`]).
+pub const SEGMENT_CLASS_LONG: u32 = SEGMENT_CLASSES as u32 - 1;
+/// The last class sorted several segments per warp (chunks of 256 items).
+pub const SEGMENT_CLASS_CHUNKS: u32 = 6;
+/// The class sorted a warp per segment (up to 512 items, 16 keys per lane);
+/// the classes after it, up to [`SEGMENT_CLASS_LONG`], a block per segment.
+pub const SEGMENT_CLASS_WARP: u32 = 7;
+/// The smallest chunk of the several-segments-per-warp kernel: one lane's keys.
+pub const SEGMENT_MIN_CHUNK: u32 = KEYS_PER_LANE;
+
+/// The size class of a segment of `len` items (see [`SEGMENT_CLASSES`]).
+pub const fn segment_class(len: u32) -> u32 {
+    if len <= 1 {
+        0
+    } else if len > BLOCK_SORT_MAX_TILE {
+        SEGMENT_CLASS_LONG
+    } else {
+        let len = if len < SEGMENT_MIN_CHUNK { SEGMENT_MIN_CHUNK } else { len };
+        // ceil(log2(len)) - 2: 8 -> 1, 16 -> 2, ..., 8192 -> 11.
+        32 - (len - 1).leading_zeros() - 2
+    }
+}
+
+/// The items a kernel of class `1..SEGMENT_CLASS_LONG` covers per segment
+/// (its chunk or tile): `2^(class + 2)`.
+pub const fn segment_class_capacity(class: u32) -> u32 {
+    1 << (class + 2)
+}
+
+/// Words of the offsets check's result: the first `i` with
+/// `offsets[i] > offsets[i + 1]` (`u32::MAX` when none), the count of every
+/// class, `offsets[0]` and `offsets[segments]`, then a list cursor per class.
+pub const SEGMENT_COUNTERS: usize = 2 * SEGMENT_CLASSES + 3;
+/// Where [`SEGMENT_COUNTERS`] keeps `offsets[0]`, `offsets[segments]` and the cursors.
+pub const SEGMENT_FIRST: usize = SEGMENT_CLASSES + 1;
+/// See [`SEGMENT_FIRST`].
+pub const SEGMENT_LAST: usize = SEGMENT_CLASSES + 2;
+/// See [`SEGMENT_FIRST`].
+pub const SEGMENT_CURSORS: usize = SEGMENT_CLASSES + 3;
+
+/// Entries every class's list together may need for `n` items in `segs`
+/// well-formed segments: only segments of at least 2 items are listed.
+///
+/// ```
+/// use warpsort_kernels::config::segment_lists_bound;
+/// assert_eq!(segment_lists_bound(1 << 24, 1 << 19), 1 << 19);
+/// assert_eq!(segment_lists_bound(1 << 24, 1 << 24), 1 << 23);
+/// assert_eq!(segment_lists_bound(1, 1), 0);
+/// ```
+pub const fn segment_lists_bound(n: u64, segs: u64) -> u64 {
+    if segs < n / 2 { segs } else { n / 2 }
+}

@@ -10,7 +10,8 @@
 //! sorted), `warp` (primitives), `network` (the bitonic networks in
 //! registers), `block_network` (stages through shared memory), `tile`
 //! (loading tiles), then the kernels: `warp_sort`, `block_sort`, `bitonic`,
-//! `merge_path` (GPU-Warpsort), `checks`, `probe`.
+//! `merge_path` (GPU-Warpsort), `segmented` (segments given by offsets),
+//! `checks`, `probe`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -72,6 +73,7 @@ device_modules!(
     merge_path,
     network,
     probe,
+    segmented,
     tile,
     warp,
     warp_sort

@@ -88,6 +88,16 @@ fn foreign_context_buffers_are_refused_untouched() {
     foreign(g.sort_segments(&mut fk, 32, Order::Ascending), "keys");
     foreign(g.sort_segments_pairs(&mut k, &mut fv, 32, Order::Ascending), "values");
     foreign(g.check::<u32, u32>(&fk, None, Order::Ascending).map(|_| ()), "keys");
+    let cut: Vec<u32> = (0..=n / 100).map(|i| (i * 100) as u32).collect();
+    let off = g.stream().clone_htod(&cut).unwrap();
+    let foff = os.clone_htod(&cut).unwrap();
+    foreign(g.sort_segments_by_offsets(&mut fk, &off, Order::Ascending), "keys");
+    foreign(g.sort_segments_by_offsets_pairs(&mut k, &mut fv, &off, Order::Ascending), "values");
+    foreign(g.sort_segments_by_offsets(&mut k, &foff, Order::Ascending), "segment offsets");
+    let rows = warpsort::Segments::Rows(32);
+    foreign(g.check_segments::<u32, u32>(&fk, None, rows, Order::Ascending).map(|_| ()), "keys");
+    let cut_foreign = warpsort::Segments::Offsets(&foff);
+    foreign(g.check_segments::<u32, u32>(&k, None, cut_foreign, Order::Ascending).map(|_| ()), "segment offsets");
     foreign(g.with_stream(os.clone()).map(|_| ()), "stream");
     // A second GPU, when there is one: its buffers and its scratch are foreign too.
     if CudaContext::device_count().unwrap() >= 2 {
@@ -108,7 +118,7 @@ fn foreign_context_buffers_are_refused_untouched() {
     assert_eq!(os.clone_dtoh(&fv).unwrap(), vals, "foreign values unchanged");
     // cudarc frees without binding the buffer's context: bind it first.
     other.bind_to_thread().unwrap();
-    drop((fk, fv));
+    drop((fk, fv, foff));
     other.synchronize().unwrap();
 }
 
@@ -179,6 +189,8 @@ fn out_of_memory_is_typed_and_loses_nothing() {
         sys::cuDeviceGetDefaultMemPool(&mut pool, g.context().cu_device()).result().unwrap();
         sys::cuMemPoolTrimTo(pool, 0).result().unwrap();
     }
+    // One segment of all the keys: its merge scratch is the sort's.
+    let whole = g.stream().clone_htod(&[0, n as u32]).unwrap();
     let filler = Filler::leave(g, need / 2);
     let (free, _) = g.context().mem_get_info().unwrap();
     assert!(free < need, "could not fill device memory: {free} bytes free, the sort needs {need}");
@@ -197,6 +209,8 @@ fn out_of_memory_is_typed_and_loses_nothing() {
     let (mut hk, mut hv) = (keys.clone(), vals.clone());
     oom(g.sort_slice(&mut hk), need);
     oom(g.sort_pairs_slice(&mut hk, &mut hv, &opts), need);
+    oom(g.sort_segments_by_offsets(&mut k, &whole, Order::Ascending), need);
+    oom(g.sort_segments_by_offsets_pairs(&mut k, &mut v, &whole, Order::Descending), need);
     assert!(hk == keys && hv == vals, "host slices unchanged");
     drop(filler);
     assert_eq!(g.stream().clone_dtoh(&k).unwrap(), keys, "device keys unchanged");
