@@ -14,7 +14,8 @@ pub(crate) struct RawItems {
     /// 0 for key-only.
     pub vals: DevPtr,
     pub n: usize,
-    /// Kernel-name suffix: `u32`, `u32_u32`, `u64`, `u64_u32`.
+    /// Kernel-name suffix: key bits, then payload bits (`u32`, `u32_u64`,
+    /// …) or `rank` for the stable sorts' ranked items (`u32_rank`).
     pub sfx: String,
     pub key_bytes: usize,
     pub val_bytes: usize,
@@ -53,10 +54,19 @@ impl RawItems {
         self
     }
 
-    /// Bytes of one item in shared memory (the device's `Pair<K, V>`: padded
-    /// to the key's alignment).
+    /// The same keys with `u32` ranks at device address `ranks`: the items
+    /// of a stable sort (the device's `Ranked<K>`: key, then rank).
+    pub fn with_ranks_at(mut self, ranks: DevPtr) -> Self {
+        self.vals = ranks;
+        self.sfx = format!("{}_rank", self.sfx);
+        self.val_bytes = 4;
+        self
+    }
+
+    /// Bytes of one item in shared memory (the device's `Pair<K, V>`: its
+    /// size rounded up to its alignment, the larger of key and payload).
     pub fn item_bytes(&self) -> usize {
-        (self.key_bytes + self.val_bytes).next_multiple_of(self.key_bytes)
+        (self.key_bytes + self.val_bytes).next_multiple_of(self.key_bytes.max(self.val_bytes))
     }
 
     /// The same types at other addresses.

@@ -80,13 +80,47 @@ key!(u64, u64, 0, |x| x, |b| b);
 key!(i64, u64, mode::SIGNED, |x| x as u64, |b| b as i64);
 key!(f64, u64, mode::FLOAT, |x| x.to_bits(), |b| f64::from_bits(b));
 
-/// A payload that travels with its key in a key-value sort.
+/// A payload that travels with its key in a key-value sort: any 32- or
+/// 64-bit plain value. The kernels only move its bits, so each width has one
+/// set of kernels (`SUFFIX`); adding a type of either width is one word in this module.
+///
+/// ```
+/// use warpsort::Payload;
+/// assert_eq!(<f64 as Payload>::SUFFIX, "u64");
+/// assert_eq!(<i32 as Payload>::SUFFIX, "u32");
+/// ```
 pub trait Payload: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + Debug + Send + Sync + 'static {
-    /// Kernel-name suffix.
+    /// Kernel-name suffix: the payload's width (`u32` or `u64`).
     const SUFFIX: &'static str;
 }
-impl Payload for u32 {
-    const SUFFIX: &'static str = "u32";
+
+/// Implements [`Payload`] for types of the width of `$w` (`u32` or `u64`).
+macro_rules! payload {
+    ($w:ident: $($t:ty),*) => {$(
+        impl Payload for $t {
+            const SUFFIX: &'static str = stringify!($w);
+        }
+        const _: () = assert!(std::mem::size_of::<$t>() == std::mem::size_of::<$w>());
+    )*};
+}
+payload!(u32: u32, i32, f32);
+payload!(u64: u64, i64, f64);
+
+/// An index type of [`Gpu::argsort`](crate::Gpu::argsort): `u32` (up to
+/// `u32::MAX` items) or `u64` (any length).
+pub trait SortIndex: Payload {
+    /// The largest length whose positions this type holds.
+    const MAX_LEN: usize;
+    /// The kernel writing `0, 1, …, n - 1`.
+    const IOTA: &'static str;
+}
+impl SortIndex for u32 {
+    const MAX_LEN: usize = u32::MAX as usize;
+    const IOTA: &'static str = "iota_u32";
+}
+impl SortIndex for u64 {
+    const MAX_LEN: usize = usize::MAX;
+    const IOTA: &'static str = "iota_u64";
 }
 
 /// Sort direction.

@@ -7,6 +7,9 @@
 //!
 //! - [`Gpu::sort`], [`Gpu::sort_pairs`], [`Gpu::sort_slice`]: full sorts
 //!   (GPU-Warpsort by default; bitonic sorts as [`Algorithm`]s).
+//! - [`Gpu::argsort`] (`u32` positions), [`Gpu::argsort64`] (`u64`),
+//!   [`Gpu::argsort_slice`]: the permutation that sorts keys.
+//! - [`SortOptions::stable`]: equal keys keep their input order.
 //! - [`Gpu::sort_segments`]: many equal-length rows at once (warp sort up to
 //!   512 items, block sort up to 8192); [`Gpu::sort_segments_by_offsets`]:
 //!   variable-length segments given by offsets (as CUB's `DeviceSegmentedSort`).
@@ -17,7 +20,8 @@
 //!   cached in the [`Gpu`]), and how much a sort needs.
 //! - [`Error`]: every failure typed, with what to do; on error the caller's
 //!   data is exactly as it was.
-//! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`; payload `u32`.
+//! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`;
+//!   payloads: any of those six types (32 or 64 bits).
 //!
 //! ```no_run
 //! use warpsort::{Gpu, SortOptions, Order};
@@ -34,6 +38,7 @@ mod error;
 mod gpu;
 mod items;
 mod key;
+mod permute;
 mod scratch;
 mod segments;
 mod sort;
@@ -42,7 +47,8 @@ pub mod verify;
 pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
-pub use key::{Bits, Order, Payload, SortKey};
+pub use key::{Bits, Order, Payload, SortIndex, SortKey};
+pub use permute::STABLE_MAX_LEN;
 pub use scratch::Scratch;
 pub use segments::{SegmentKernel, Segments};
 pub use sort::{Algorithm, MergeKernel, SortOptions, TileSort, WarpsortConfig};

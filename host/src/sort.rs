@@ -159,12 +159,25 @@ impl WarpsortConfig {
 }
 
 /// How to sort.
+///
+/// ```
+/// use warpsort::{Order, SortOptions};
+/// let o = SortOptions { order: Order::Descending, stable: true, ..Default::default() };
+/// assert_eq!(o.algorithm, warpsort::Algorithm::WarpSort);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SortOptions {
     /// The algorithm (GPU-Warpsort by default).
     pub algorithm: Algorithm,
     /// Ascending (default) or descending.
     pub order: Order,
+    /// Equal keys keep their input order (default `false`). Key-only sorts
+    /// are stable either way: keys equal in the sort order are bit-identical
+    /// (floats compare in IEEE total order), so this costs nothing there.
+    /// Key-value sorts and [`Gpu::argsort`] then sort `(key, position)`
+    /// pairs compared key then position, and gather the values: up to
+    /// `u32::MAX` items ([`Error::TooLong`] past that).
+    pub stable: bool,
     /// GPU-Warpsort's parameters.
     pub warpsort: WarpsortConfig,
 }
@@ -230,7 +243,9 @@ impl Gpu {
         self.sort_items::<K>(&items, opts, Some(scratch))
     }
 
-    /// Sorts device keys and moves each value with its key.
+    /// Sorts device keys and moves each value with its key. Values are any
+    /// [`Payload`] of 32 or 64 bits; with `opts.stable` equal keys keep their
+    /// values' input order.
     ///
     /// ```no_run
     /// let gpu = warpsort::Gpu::new()?;
@@ -269,6 +284,9 @@ impl Gpu {
     ) -> Result<()> {
         if keys.len() != vals.len() {
             return Err(Error::LengthMismatch { keys: keys.len(), values: vals.len() });
+        }
+        if opts.stable {
+            return self.sort_pairs_stable(keys, vals, opts, scratch);
         }
         let items = RawItems::pairs(self, keys, vals)?;
         self.sort_items::<K>(&items, opts, scratch)
@@ -439,7 +457,7 @@ impl Gpu {
 
     /// Runs the sort `opts` names, with `temp` pointing at
     /// [`Gpu::sort_temp_bytes`] of temporary storage.
-    fn run_sort<K: SortKey>(&self, items: &RawItems, opts: &SortOptions, temp: DevPtr) -> Result<()> {
+    pub(crate) fn run_sort<K: SortKey>(&self, items: &RawItems, opts: &SortOptions, temp: DevPtr) -> Result<()> {
         if opts.algorithm == Algorithm::WarpSort {
             self.check_shared_memory(items, &opts.warpsort)?;
         }

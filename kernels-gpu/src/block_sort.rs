@@ -98,3 +98,4 @@ macro_rules! entries {
     };
 }
 crate::for_items!(entries);
+crate::for_ranked!(entries);

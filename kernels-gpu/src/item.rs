@@ -15,6 +15,14 @@ pub trait Word: Copy + Default {
     /// The value of lane `lane + delta` (`shfl.sync.down`).
     fn shfl_down(self, delta: u32) -> Self;
 
+    /// As a payload: whether this one orders after `other` between equal
+    /// keys. Plain payloads never do (`false`, which folds away); a [`Rank`]
+    /// compares, which makes a sort of `(key, Rank)` items stable.
+    #[inline(always)]
+    fn tie_gt(&self, _other: &Self) -> bool {
+        false
+    }
+
     /// Reads `N` consecutive values (a thread's run of a lane-blocked tile).
     /// Scalar here; `u32` and `u64` use 16-byte vector loads when aligned.
     ///
@@ -142,6 +150,58 @@ impl Word for () {
     fn shfl_down(self, _: u32) -> Self {}
 }
 
+/// A payload that is the item's input position: items `(key, Rank)` order by
+/// key, then by rank (lexicographic), so every two items differ and any sort
+/// of them is the stable sort of the keys. The default, `u32::MAX`, is the
+/// pad's rank: above every real position (the host sorts at most
+/// `u32::MAX` ranked items, positions `0..u32::MAX - 1`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Rank(pub u32);
+
+impl Default for Rank {
+    #[inline(always)]
+    fn default() -> Self {
+        Rank(u32::MAX)
+    }
+}
+
+impl Word for Rank {
+    #[inline(always)]
+    fn shfl_bfly(self, mask: u32) -> Self {
+        Rank(self.0.shfl_bfly(mask))
+    }
+    #[inline(always)]
+    fn shfl_idx(self, src: u32) -> Self {
+        Rank(self.0.shfl_idx(src))
+    }
+    #[inline(always)]
+    fn shfl_up(self, delta: u32) -> Self {
+        Rank(self.0.shfl_up(delta))
+    }
+    #[inline(always)]
+    fn shfl_down(self, delta: u32) -> Self {
+        Rank(self.0.shfl_down(delta))
+    }
+    #[inline(always)]
+    fn tie_gt(&self, other: &Self) -> bool {
+        self.0 > other.0
+    }
+    #[inline(always)]
+    unsafe fn read_run<const N: usize>(p: *const Self) -> [Self; N] {
+        // SAFETY: `Rank` is a transparent `u32`; the caller guarantees N values.
+        unsafe { u32::read_run::<N>(p as *const u32) }.map(Rank)
+    }
+    #[inline(always)]
+    unsafe fn write_run<const N: usize>(p: *mut Self, v: &[Self; N]) {
+        // SAFETY: as for read_run.
+        unsafe { u32::write_run::<N>(p as *mut u32, &v.map(|r| r.0)) }
+    }
+}
+
+/// A stable sort's item: a key and its input position (see [`Rank`]).
+pub type Ranked<K> = Pair<K, Rank>;
+
 /// A sort key as the kernels see it: an unsigned integer whose order is the
 /// order to sort by (the host maps signed and float keys onto it).
 pub trait Key: Word + Ord {
@@ -178,7 +238,8 @@ pub struct Pair<K, V> {
 impl<K: Key, V: Word> Item for Pair<K, V> {
     #[inline(always)]
     fn gt(&self, other: &Self) -> bool {
-        self.k > other.k
+        // Key first; the payload only breaks ties for ranked items.
+        (self.k > other.k) | ((self.k == other.k) & self.v.tie_gt(&other.v))
     }
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {
@@ -191,7 +252,8 @@ impl<K: Key, V: Word> Item for Pair<K, V> {
 }
 
 impl<K: Key, V: Word> Pair<K, V> {
-    /// A pad: the greatest key, an unspecified payload.
+    /// A pad: the greatest key, the default payload (for a [`Rank`],
+    /// `u32::MAX`: pads order after every real item, equal keys included).
     #[inline(always)]
     pub fn pad() -> Self {
         Pair { k: K::MAX, v: V::default() }

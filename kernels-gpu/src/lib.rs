@@ -11,7 +11,8 @@
 //! registers), `block_network` (stages through shared memory), `tile`
 //! (loading tiles), then the kernels: `warp_sort`, `block_sort`, `bitonic`,
 //! `merge_path` (GPU-Warpsort), `segmented` (segments given by offsets),
-//! `checks`, `probe`.
+//! `checks`, `permute` (index sequences and gathers for argsort and stable
+//! sorts), `probe`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -37,15 +38,32 @@ pub mod config;
 pub mod ordered;
 
 /// Instantiates a kernel-defining macro for every key/payload type the host
-/// offers: `$m!(KeyType, PayloadType, suffix)`; the suffix ends each kernel's name.
+/// offers: `$m!(KeyType, PayloadType, suffix)`; the suffix ends each kernel's
+/// name. Payloads are moved, never compared: any 32-bit payload (`u32`, `i32`,
+/// `f32`) uses the `u32` kernels, any 64-bit one the `u64` kernels.
 #[cfg(target_arch = "nvptx64")]
 #[macro_export]
 macro_rules! for_items {
     ($m:ident) => {
         $m!(u32, (), u32);
         $m!(u32, u32, u32_u32);
+        $m!(u32, u64, u32_u64);
         $m!(u64, (), u64);
         $m!(u64, u32, u64_u32);
+        $m!(u64, u64, u64_u64);
+    };
+}
+
+/// Instantiates a kernel-defining macro for the ranked items of stable sorts
+/// (`item::Ranked`: key, then input position), suffixes `u32_rank` and
+/// `u64_rank`. Only the full sorts' kernels (block sort, bitonic, merge)
+/// exist for them.
+#[cfg(target_arch = "nvptx64")]
+#[macro_export]
+macro_rules! for_ranked {
+    ($m:ident) => {
+        $m!(u32, $crate::item::Rank, u32_rank);
+        $m!(u64, $crate::item::Rank, u64_rank);
     };
 }
 
@@ -72,6 +90,7 @@ device_modules!(
     item,
     merge_path,
     network,
+    permute,
     probe,
     segmented,
     tile,

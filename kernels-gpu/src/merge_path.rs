@@ -33,19 +33,20 @@ impl Pass {
 
 /// Merge-path search: how many of the first `diag` outputs of merging `a` and
 /// `b` come from `a` (ties taken from `a` first), by binary search along the
-/// cross diagonal.
+/// cross diagonal. Items compare as the merge does ([`Item::gt`]: key, and
+/// rank for ranked items).
 ///
 /// # Safety
-/// `a` holds `la` keys and `b` holds `lb` keys, `diag <= la + lb`.
+/// `a` holds `la` items and `b` holds `lb` items, `diag <= la + lb`.
 #[inline(always)]
-pub unsafe fn merge_path<K: Key>(a: *const K, la: usize, b: *const K, lb: usize, diag: usize) -> usize {
+pub unsafe fn merge_path<K: Key, V: Word>(a: Items<K, V>, la: usize, b: Items<K, V>, lb: usize, diag: usize) -> usize {
     let mut lo = diag.saturating_sub(lb);
     let mut hi = diag.min(la);
     while lo < hi {
         let mid = (lo + hi) / 2;
         // SAFETY: lo <= mid < hi <= la and diag - 1 - mid < lb.
-        let (x, y) = unsafe { (*a.add(mid), *b.add(diag - 1 - mid)) };
-        if x <= y { lo = mid + 1 } else { hi = mid }
+        let (x, y) = unsafe { (a.get(mid), b.get(diag - 1 - mid)) };
+        if !x.gt(&y) { lo = mid + 1 } else { hi = mid }
     }
     lo
 }
@@ -55,9 +56,9 @@ pub unsafe fn merge_path<K: Key>(a: *const K, la: usize, b: *const K, lb: usize,
 /// 2 log2(run) loads, far less traffic than a warp probing 32 places a round.
 ///
 /// # Safety
-/// `keys` holds `n` keys, `parts` one slot per window.
+/// `items` holds `n` items, `parts` one slot per window.
 #[inline(always)]
-pub unsafe fn partition<K: Key>(keys: *const K, n: u64, run: u64, window: u64, parts: *mut u64) {
+pub unsafe fn partition<K: Key, V: Word>(items: Items<K, V>, n: u64, run: u64, window: u64, parts: *mut u64) {
     let pass = Pass { n: n as usize, run: run as usize };
     let w_len = window as usize;
     let windows = pass.n.div_ceil(w_len);
@@ -66,7 +67,7 @@ pub unsafe fn partition<K: Key>(keys: *const K, n: u64, run: u64, window: u64, p
         let o = w * w_len;
         let (a, a_end, b_end) = pass.pair(o);
         // SAFETY: the pair lies inside the array.
-        let take = unsafe { merge_path(keys.add(a), a_end - a, keys.add(a_end), b_end - a_end, o - a) };
+        let take = unsafe { merge_path(items.offset(a), a_end - a, items.offset(a_end), b_end - a_end, o - a) };
         unsafe { *parts.add(w) = (a + take) as u64 };
         w += grid_threads();
     }
@@ -159,14 +160,14 @@ macro_rules! entries {
             #[unsafe(export_name = concat!("merge_partition_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn part(
                 keys: *mut $K,
-                _vals: *mut $V,
+                vals: *mut $V,
                 n: u64,
                 run: u64,
                 window: u64,
                 parts: *mut u64,
             ) {
-                // SAFETY: the host passes `n` keys and one slot per window.
-                unsafe { partition::<$K>(keys, n, run, window, parts) }
+                // SAFETY: the host passes `n` items and one slot per window.
+                unsafe { partition::<$K, $V>(Items { keys, vals }, n, run, window, parts) }
             }
             macro_rules! pass {
                 ($n:literal, $name:literal) => {
@@ -207,3 +208,4 @@ macro_rules! entries {
     };
 }
 crate::for_items!(entries);
+crate::for_ranked!(entries);
