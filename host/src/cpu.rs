@@ -52,6 +52,40 @@ pub fn sort_pairs<K: SortKey, V: Copy>(keys: &mut [K], vals: &mut [V], order: Or
     }
 }
 
+/// Reference argsort (stable): the positions of `keys` in sorted order,
+/// equal keys in input order — what [`Gpu::argsort`](crate::Gpu::argsort)
+/// with `stable` returns exactly.
+///
+/// ```
+/// use warpsort::{cpu, Order};
+/// let keys = [2.0f32, -1.0, 2.0, 0.0];
+/// let p = cpu::argsort(&keys, Order::Descending);
+/// assert_eq!(p, [0, 2, 3, 1]);
+/// assert!(cpu::is_argsort_of(&keys, &[2, 0, 3, 1], Order::Descending));
+/// assert!(!cpu::is_argsort_of(&keys, &[2, 0, 1, 3], Order::Descending));
+/// ```
+pub fn argsort<K: SortKey>(keys: &[K], order: Order) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..keys.len()).collect();
+    match order {
+        Order::Ascending => p.sort_by(|&a, &b| keys[a].key_cmp(&keys[b])),
+        Order::Descending => p.sort_by(|&a, &b| keys[b].key_cmp(&keys[a])),
+    }
+    p
+}
+
+/// Whether `p` is a permutation of `0..keys.len()` that sorts `keys` in
+/// `order` (any order among equal keys: what an unstable argsort must return).
+pub fn is_argsort_of<K: SortKey>(keys: &[K], p: &[usize], order: Order) -> bool {
+    let mut seen = vec![false; keys.len()];
+    if p.len() != keys.len() || p.iter().any(|&i| i >= keys.len() || std::mem::replace(&mut seen[i], true)) {
+        return false;
+    }
+    p.windows(2).all(|w| match order {
+        Order::Ascending => keys[w[0]].key_cmp(&keys[w[1]]).is_le(),
+        Order::Descending => keys[w[0]].key_cmp(&keys[w[1]]).is_ge(),
+    })
+}
+
 /// Whether a key-value result is a correct (not necessarily stable) sort of
 /// the input: keys equal to the reference's, and each (key, value) pair of
 /// the output a pair of the input, each used once.
