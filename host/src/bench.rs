@@ -8,7 +8,7 @@ use std::process::Command;
 
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::data::{Dist, FromPattern, keys};
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, SortKey, SortOptions, TileSort, WarpsortConfig};
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, TileSort, WarpsortConfig};
 
 /// Benchmark errors: warpsort's, the driver's, or a message.
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -213,11 +213,13 @@ impl Bench<'_> {
         pairs: bool,
         input: &[K],
     ) -> Result<()> {
-        self.sort_row_with(suite, algo.name().into(), SortOptions::algorithm(algo), dist, pairs, input)
+        self.sort_row_with::<K, u32>(suite, algo.name().into(), SortOptions::algorithm(algo), dist, pairs, input)
     }
 
-    /// [`Bench::sort_row`] with explicit options and label.
-    fn sort_row_with<K: SortKey>(
+    /// [`Bench::sort_row`] with explicit options and label; values (when
+    /// `pairs`) of type `V`, the input positions. A stable sort's result is
+    /// also checked for stability (on the host).
+    fn sort_row_with<K: SortKey, V: Position>(
         &mut self,
         suite: &'static str,
         label: String,
@@ -230,7 +232,7 @@ impl Bench<'_> {
         let s = self.gpu.stream().clone();
         let pristine = s.clone_htod(input)?;
         let mut work = s.clone_dtod(&pristine)?;
-        let vals_init: Vec<u32> = (0..n as u32).collect();
+        let vals_init: Vec<V> = (0..n).map(V::at).collect();
         let vals_pristine = s.clone_htod(&vals_init)?;
         let mut vals = s.clone_dtod(&vals_pristine)?;
         let before = self.gpu.check(&pristine, pairs.then_some(&vals_pristine), Order::Ascending)?;
@@ -244,17 +246,64 @@ impl Bench<'_> {
             }
         })?;
         let after = self.gpu.check(&work, pairs.then_some(&vals), Order::Ascending)?;
-        let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
+        let stable = !(pairs && opts.stable) || {
+            let (k, v) = (s.clone_dtoh(&work)?, s.clone_dtoh(&vals)?);
+            (1..n).all(|i| k[i - 1].to_bits() != k[i].to_bits() || v[i - 1].position() < v[i].position())
+        };
+        let bytes = 2 * (std::mem::size_of::<K>() + if pairs { std::mem::size_of::<V>() } else { 0 });
         self.push(Row {
             suite,
             algo: label,
-            dtype: K::NAME,
+            dtype: if pairs { pair_dtype::<K, V>() } else { K::NAME },
             pairs,
             dist: dist.name(),
             n,
             ms,
             bytes_per_key: bytes,
-            verified: after.confirms(&before),
+            verified: after.confirms(&before) && stable,
+        });
+        Ok(())
+    }
+
+    /// Times [`Gpu::argsort_into`] (keys unchanged, `u32` positions written
+    /// to a buffer allocated once) and verifies the permutation on the host:
+    /// a permutation of `0..n` that sorts the keys, equal keys in input order
+    /// when `opts.stable`.
+    fn argsort_row<K: SortKey>(
+        &mut self,
+        suite: &'static str,
+        opts: SortOptions,
+        dist: Dist,
+        input: &[K],
+    ) -> Result<()> {
+        let n = input.len();
+        let s = self.gpu.stream().clone();
+        let pristine = s.clone_htod(input)?;
+        let mut work = s.clone_dtod(&pristine)?;
+        let mut idx = s.alloc_zeros::<u32>(n)?;
+        let gpu = self.gpu;
+        let ms = self.time(&pristine, &mut work, |w| gpu.argsort_into(w, &mut idx, &opts))?;
+        let p = s.clone_dtoh(&idx)?;
+        let mut seen = vec![false; n];
+        let perm = p.iter().all(|&i| (i as usize) < n && !std::mem::replace(&mut seen[i as usize], true));
+        let sorted = perm
+            && p.windows(2).all(|w| match input[w[0] as usize].key_cmp(&input[w[1] as usize]) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Equal => !opts.stable || w[0] < w[1],
+                std::cmp::Ordering::Greater => false,
+            });
+        let label = if opts.stable { "warpsort argsort stable" } else { "warpsort argsort" };
+        self.push(Row {
+            suite,
+            algo: label.into(),
+            dtype: K::NAME,
+            pairs: false,
+            dist: dist.name(),
+            n,
+            ms,
+            // Reads the keys, writes the positions; the sort moves both.
+            bytes_per_key: 2 * (std::mem::size_of::<K>() + 4),
+            verified: sorted,
         });
         Ok(())
     }
@@ -270,6 +319,27 @@ impl Bench<'_> {
         segments: Option<&[u32]>,
         tag: &str,
     ) {
+        let (mode, dtype) = if pairs { ("1", pair_dtype::<K, u32>()) } else { ("0", K::NAME) };
+        self.cub_rows_as(
+            suite,
+            dist,
+            CubMode { arg: mode, dtype, pairs, val_bytes: if pairs { 4 } else { 0 } },
+            input,
+            segments,
+            tag,
+        );
+    }
+
+    /// [`Bench::cub_rows`] in any of the harness's modes.
+    fn cub_rows_as<K: SortKey>(
+        &mut self,
+        suite: &'static str,
+        dist: Dist,
+        mode: CubMode,
+        input: &[K],
+        segments: Option<&[u32]>,
+        tag: &str,
+    ) {
         let Some(cub) = self.opts.cub.clone() else { return };
         let dir = std::env::temp_dir();
         let file = dir.join("warpsort-cub-input.bin");
@@ -279,7 +349,7 @@ impl Bench<'_> {
             return;
         }
         let mut cmd = Command::new(&cub);
-        cmd.arg(&file).arg(K::NAME).arg(if pairs { "1" } else { "0" }).arg(self.opts.reps.max(10).to_string());
+        cmd.arg(&file).arg(K::NAME).arg(mode.arg).arg(self.opts.reps.max(10).to_string());
         if let Some(seg) = segments {
             let sf = dir.join("warpsort-cub-segments.bin");
             let sb: Vec<u8> = seg.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -307,12 +377,12 @@ impl Bench<'_> {
                 continue;
             };
             let verified = field("verified").as_deref() == Some("true");
-            let bytes = 2 * (std::mem::size_of::<K>() + if pairs { 4 } else { 0 });
+            let bytes = 2 * (std::mem::size_of::<K>() + mode.val_bytes);
             self.push(Row {
                 suite,
                 algo: format!("{algo}{tag}"),
-                dtype: K::NAME,
-                pairs,
+                dtype: mode.dtype,
+                pairs: mode.pairs,
                 dist: dist.name(),
                 n: input.len(),
                 ms,
@@ -320,6 +390,53 @@ impl Bench<'_> {
                 verified,
             });
         }
+    }
+}
+
+/// How the CUB harness is run: its mode argument (`0`, `1`, `v64`,
+/// `argsort`, `stable`) and how its rows are labelled.
+#[derive(Clone, Copy)]
+struct CubMode {
+    arg: &'static str,
+    dtype: &'static str,
+    pairs: bool,
+    /// Value bytes per key for GB/s (argsort: its `u32` positions).
+    val_bytes: usize,
+}
+
+/// A benchmark value: the input position `i` as a payload type.
+trait Position: Payload {
+    fn at(i: usize) -> Self;
+    fn position(self) -> u64;
+}
+impl Position for u32 {
+    fn at(i: usize) -> Self {
+        i as u32
+    }
+    fn position(self) -> u64 {
+        self as u64
+    }
+}
+impl Position for u64 {
+    fn at(i: usize) -> Self {
+        i as u64
+    }
+    fn position(self) -> u64 {
+        self
+    }
+}
+
+/// The `dtype` of a key-value row: `K` alone for `u32` values (as the rows
+/// before 64-bit payloads), `key:value` otherwise.
+fn pair_dtype<K: SortKey, V: Payload>() -> &'static str {
+    match (K::NAME, std::mem::size_of::<V>()) {
+        (k, 4) => k,
+        ("u32", _) => "u32:u64",
+        ("i32", _) => "i32:u64",
+        ("f32", _) => "f32:u64",
+        ("u64", _) => "u64:u64",
+        ("i64", _) => "i64:u64",
+        _ => "f64:u64",
     }
 }
 
@@ -470,6 +587,43 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         }
     }
 
+    if opts.wants("types") {
+        // Key types, payload widths, argsort and the stable sort beside the
+        // same operations in CUB (argsort: CUB's rows include its iota kernel
+        // in the timing, as warpsort's include its own).
+        let ns: &[usize] = if opts.quick { &[1 << 20, 1 << 24] } else { &[1 << 20, 1 << 24, 1 << 26] };
+        let ws = SortOptions::default();
+        let stable = SortOptions { stable: true, ..ws };
+        for &n in ns {
+            progress(&format!("key types, payloads, argsort, stable, n = 2^{}", n.trailing_zeros()));
+            let k64 = input::<u64>(Dist::Uniform, n);
+            b.sort_row_with::<u64, u32>("types", "warpsort".into(), ws, Dist::Uniform, false, &k64)?;
+            b.cub_rows("types", Dist::Uniform, false, &k64, None, "");
+            drop(k64);
+            let kf = input::<f32>(Dist::Uniform, n);
+            b.sort_row_with::<f32, u32>("types", "warpsort".into(), ws, Dist::Uniform, false, &kf)?;
+            b.cub_rows("types", Dist::Uniform, false, &kf, None, "");
+            drop(kf);
+            let k = input::<u32>(Dist::Uniform, n);
+            b.sort_row_with::<u32, u32>("types", "warpsort".into(), ws, Dist::Uniform, true, &k)?;
+            b.cub_rows("types", Dist::Uniform, true, &k, None, "");
+            b.sort_row_with::<u32, u64>("types", "warpsort".into(), ws, Dist::Uniform, true, &k)?;
+            let v64 = CubMode { arg: "v64", dtype: "u32:u64", pairs: true, val_bytes: 8 };
+            b.cub_rows_as("types", Dist::Uniform, v64, &k, None, "");
+            b.argsort_row("types", ws, Dist::Uniform, &k)?;
+            b.argsort_row("types", stable, Dist::Uniform, &k)?;
+            let argsort = CubMode { arg: "argsort", dtype: "u32", pairs: false, val_bytes: 4 };
+            b.cub_rows_as("types", Dist::Uniform, argsort, &k, None, "");
+            b.sort_row_with::<u32, u32>("types", "warpsort stable".into(), stable, Dist::Uniform, true, &k)?;
+            let st = CubMode { arg: "stable", dtype: "u32", pairs: true, val_bytes: 4 };
+            b.cub_rows_as("types", Dist::Uniform, st, &k, None, "");
+            // Stability matters where keys repeat.
+            let few = input::<u32>(Dist::FewUnique, n);
+            b.sort_row_with::<u32, u32>("types", "warpsort stable".into(), stable, Dist::FewUnique, true, &few)?;
+            b.cub_rows_as("types", Dist::FewUnique, st, &few, None, "");
+        }
+    }
+
     if opts.wants("tune") {
         let n = 1 << 24;
         progress("GPU-Warpsort parameters, n = 2^24");
@@ -489,7 +643,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
                         let o = SortOptions { warpsort: cfg, ..Default::default() };
                         let name =
                             format!("warpsort tile={tile} step1={tile_sort:?} merge={merge:?} k={k} threads={t}");
-                        b.sort_row_with("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
+                        b.sort_row_with::<u32, u32>("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
                     }
                 }
             }

@@ -12,7 +12,7 @@ const USAGE: &str = "usage: warpsort bench [--quick] [--reps N] [--cub PATH] [--
   --reps N     timed repetitions per measurement (median reported; default 10)
   --cub PATH   the CUB harness binary (built from xtask/cub/cub_bench.cu) to run beside warpsort
   --out DIR    write results.jsonl there (default: current directory)
-  --suite LIST comma-separated: copy,warp,segments,sizes,naive,dists,tune,steps (default: all)";
+  --suite LIST comma-separated: copy,warp,segments,sizes,naive,dists,types,tune,steps (default: all)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

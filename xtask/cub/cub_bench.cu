@@ -2,17 +2,26 @@
 // benchmark, so that CUB and warpsort are measured on identical data.
 //
 // Build:  nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu
-// Usage:  cub_bench <keys.bin> <dtype> <pairs> <reps> [segments.bin]
+// Usage:  cub_bench <keys.bin> <dtype> <mode> <reps> [segments.bin]
 //   keys.bin      raw little-endian keys; n = file size / sizeof(dtype)
 //   dtype         u32 | i32 | f32 | u64 | i64 | f64
-//   pairs         0 = keys only, 1 = key-value with values u32 0..n-1
+//   mode          0 = keys only, 1 = key-value with values u32 0..n-1,
+//                 v64 = key-value with u64 values (i in both halves),
+//                 argsort = the permutation that sorts the keys (an iota
+//                 kernel writes the u32 values 0..n-1 inside the timing,
+//                 then a pairs sort from the keys to separate outputs),
+//                 stable = stable key-value sort (u32 values 0..n-1)
 //   reps          timed repetitions (values < 1 mean 10)
 //   segments.bin  optional raw little-endian u32 offsets (segs+1 of them,
 //                 first 0, last n); selects the segmented sorts
 //
 // Without segments: cub::DeviceMergeSort (less-than comparator; IEEE total
-// order for floats, like Rust's total_cmp) and cub::DeviceRadixSort.
-// With segments: cub::DeviceSegmentedSort and cub::DeviceSegmentedRadixSort.
+// order for floats, like Rust's total_cmp) and cub::DeviceRadixSort; for
+// argsort SortPairsCopy and radix SortPairs after the iota; for stable
+// DeviceMergeSort::StableSortPairs and DeviceRadixSort::SortPairs (radix sort
+// is stable), both verified to keep equal keys in input order.
+// With segments (modes 0 and 1 only): cub::DeviceSegmentedSort and
+// cub::DeviceSegmentedRadixSort.
 //
 // Each algorithm prints one JSON line on stdout; everything else goes to
 // stderr. Timing (mirrors the Rust side): 3 warm-up runs, then `reps` timed
@@ -183,9 +192,12 @@ static Timing time_sort(int reps, Reset reset, Sort sort) {
   return t;
 }
 
+enum class Mode { Keys, Pairs, Pairs64, Argsort, Stable };
+
 struct Run {
   const char* dtype;
-  bool pairs;
+  Mode mode;
+  bool pairs;  // any mode with values
   int reps;
 };
 
@@ -223,7 +235,7 @@ static std::uint64_t multiset_hash(const T* p, size_t len) {
 template <class T>
 static bool verify(const char* algo, const std::vector<T>& in, const std::vector<T>& out,
                    const std::vector<std::uint32_t>* vals, const std::vector<std::uint32_t>& off,
-                   Order order) {
+                   Order order, bool stable = false) {
   const size_t n = in.size();
   std::vector<unsigned char> seen(vals ? n : 0, 0);
   for (size_t s = 0; s + 1 < off.size(); ++s) {
@@ -255,6 +267,12 @@ static bool verify(const char* algo, const std::vector<T>& in, const std::vector
                        algo, i, v, s, nan_note());
           return false;
         }
+        if (stable && i > lo && check_key(out[i], order) == check_key(out[i - 1], order) &&
+            (*vals)[i] < (*vals)[i - 1]) {
+          std::fprintf(stderr, "%s: not stable at index %zu: value %u after %u for equal keys\n",
+                       algo, i, (*vals)[i], (*vals)[i - 1]);
+          return false;
+        }
       }
     }
     if (!vals &&
@@ -271,23 +289,57 @@ static bool verify(const char* algo, const std::vector<T>& in, const std::vector
 // Benchmarks
 // ---------------------------------------------------------------------------
 
+// Value i of the key-value modes: u32 i, or for u64 values i in both halves
+// (so that a value whose high half did not travel is caught).
+template <class V>
+static V value_of(size_t i) {
+  if constexpr (sizeof(V) == 8) return V(std::uint64_t(i) * 0x100000001ull);
+  else return V(i);
+}
+
+// The input position value `v` encodes, or UINT32_MAX for no valid value.
+template <class V>
+static std::uint32_t position_of(V v) {
+  if constexpr (sizeof(V) == 8) {
+    const std::uint64_t b = std::uint64_t(v);
+    return (b >> 32) == (b & 0xffffffffull) ? std::uint32_t(b) : UINT32_MAX;
+  } else {
+    return std::uint32_t(v);
+  }
+}
+
+// Writes out[i] = i (argsort's values, launched inside the timed region).
+__global__ void iota_kernel(std::uint32_t* out, size_t n) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    out[i] = std::uint32_t(i);
+  }
+}
+
+static cudaError_t launch_iota(std::uint32_t* out, size_t n) {
+  const unsigned blocks = unsigned(std::min<size_t>((n + 255) / 256, 65535));
+  iota_kernel<<<blocks, 256, 0, 0>>>(out, n);
+  return cudaGetLastError();
+}
+
 // Device buffers shared by all algorithms of one run: pristine input, work
-// copy (the sort input, and merge sort's in-place output), output buffers.
-template <class T>
+// copy (the sort input, and merge sort's in-place output), output buffers;
+// values of type V.
+template <class T, class V = std::uint32_t>
 struct Buffers {
   size_t n;
   bool pairs;
   DevBuf<T> keys_pristine, keys_work, keys_out;
-  DevBuf<std::uint32_t> vals_pristine, vals_work, vals_out;
+  DevBuf<V> vals_pristine, vals_work, vals_out;
 
   Buffers(const std::vector<T>& h_keys, bool pairs_)
       : n(h_keys.size()), pairs(pairs_), keys_pristine(n), keys_work(n), keys_out(n),
         vals_pristine(pairs ? n : 0), vals_work(pairs ? n : 0), vals_out(pairs ? n : 0) {
     CUDA_CHECK(cudaMemcpy(keys_pristine.ptr, h_keys.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     if (pairs) {
-      std::vector<std::uint32_t> iota(n);
-      for (size_t i = 0; i < n; ++i) iota[i] = std::uint32_t(i);
-      CUDA_CHECK(cudaMemcpy(vals_pristine.ptr, iota.data(), n * 4, cudaMemcpyHostToDevice));
+      std::vector<V> iota(n);
+      for (size_t i = 0; i < n; ++i) iota[i] = value_of<V>(i);
+      CUDA_CHECK(cudaMemcpy(vals_pristine.ptr, iota.data(), n * sizeof(V), cudaMemcpyHostToDevice));
     }
   }
   // Untimed restore of the sort input before every run.
@@ -295,16 +347,17 @@ struct Buffers {
     CUDA_CHECK(cudaMemcpyAsync(keys_work.ptr, keys_pristine.ptr, n * sizeof(T),
                                cudaMemcpyDeviceToDevice, 0));
     if (pairs) {
-      CUDA_CHECK(cudaMemcpyAsync(vals_work.ptr, vals_pristine.ptr, n * 4,
+      CUDA_CHECK(cudaMemcpyAsync(vals_work.ptr, vals_pristine.ptr, n * sizeof(V),
                                  cudaMemcpyDeviceToDevice, 0));
     }
   }
   // Sizes and allocates temp storage (untimed), times `sort(d_temp, bytes)`,
   // copies the result back (from the work buffers if `in_place`, else from the
-  // out buffers), verifies it and prints the JSON line.
+  // out buffers), verifies it (with `stable`, also that equal keys kept their
+  // values in input order) and prints the JSON line.
   template <class Sort>
   void bench(const char* algo, const Run& r, const std::vector<T>& h_in, Sort sort, bool in_place,
-             const std::vector<std::uint32_t>& off, Order order, size_t segs) {
+             const std::vector<std::uint32_t>& off, Order order, size_t segs, bool stable = false) {
     size_t bytes = 0;
     CUDA_CHECK(sort(nullptr, bytes));
     // CUB reads a null d_temp_storage as a size query, so never allocate 0 bytes.
@@ -312,25 +365,68 @@ struct Buffers {
     const Timing tm = time_sort(r.reps, [&] { reset(); }, [&] { return sort(temp.ptr, bytes); });
 
     std::vector<T> h_out(n);
-    std::vector<std::uint32_t> h_vals(pairs ? n : 0);
+    std::vector<V> h_vals(pairs ? n : 0);
     CUDA_CHECK(cudaMemcpy(h_out.data(), in_place ? keys_work.ptr : keys_out.ptr, n * sizeof(T),
                           cudaMemcpyDeviceToHost));
     if (pairs) {
-      CUDA_CHECK(cudaMemcpy(h_vals.data(), in_place ? vals_work.ptr : vals_out.ptr, n * 4,
+      CUDA_CHECK(cudaMemcpy(h_vals.data(), in_place ? vals_work.ptr : vals_out.ptr, n * sizeof(V),
                             cudaMemcpyDeviceToHost));
     }
-    emit(algo, r, n, segs, tm, verify(algo, h_in, h_out, pairs ? &h_vals : nullptr, off, order));
+    std::vector<std::uint32_t> positions(h_vals.size());
+    for (size_t i = 0; i < h_vals.size(); ++i) positions[i] = position_of<V>(h_vals[i]);
+    emit(algo, r, n, segs, tm,
+         verify(algo, h_in, h_out, pairs ? &positions : nullptr, off, order, stable));
   }
 };
 
 // DeviceMergeSort and DeviceRadixSort; OffsetT is the num_items type (int when
-// n fits, so CUB uses 32-bit offsets; int64_t beyond that).
-template <class T, class OffsetT>
+// n fits, so CUB uses 32-bit offsets; int64_t beyond that). V is the value type.
+template <class T, class V, class OffsetT>
 static void run_flat(const Run& r, const std::vector<T>& h_keys) {
-  Buffers<T> b(h_keys, r.pairs);
+  Buffers<T, V> b(h_keys, r.pairs);
   const OffsetT n = OffsetT(b.n);
   const std::vector<std::uint32_t> whole = {0u, std::uint32_t(b.n)};
   constexpr int kEndBit = int(sizeof(T) * 8);
+
+  if (r.mode == Mode::Argsort) {
+    // The keys stay as they are: merge sort copies them out, radix sort
+    // writes its own output. The iota is part of the timed operation.
+    auto merge = [&](void* d_temp, size_t& bytes) {
+      if (d_temp) {
+        const cudaError_t e = launch_iota(b.vals_work.ptr, b.n);
+        if (e != cudaSuccess) return e;
+      }
+      return cub::DeviceMergeSort::SortPairsCopy(d_temp, bytes, b.keys_work.ptr, b.vals_work.ptr,
+                                                 b.keys_out.ptr, b.vals_out.ptr, n, TotalLess<T>{},
+                                                 0);
+    };
+    b.bench("cub_merge_argsort", r, h_keys, merge, false, whole, Order::Total, 0);
+    auto radix = [&](void* d_temp, size_t& bytes) {
+      if (d_temp) {
+        const cudaError_t e = launch_iota(b.vals_work.ptr, b.n);
+        if (e != cudaSuccess) return e;
+      }
+      return cub::DeviceRadixSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
+                                             b.vals_work.ptr, b.vals_out.ptr, n, 0, kEndBit, 0);
+    };
+    // Radix sort is stable: this is also the stable argsort.
+    b.bench("cub_radix_argsort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
+    return;
+  }
+
+  if (r.mode == Mode::Stable) {
+    auto merge = [&](void* d_temp, size_t& bytes) {
+      return cub::DeviceMergeSort::StableSortPairs(d_temp, bytes, b.keys_work.ptr, b.vals_work.ptr,
+                                                   n, TotalLess<T>{}, 0);
+    };
+    b.bench("cub_merge_sort_stable", r, h_keys, merge, true, whole, Order::Total, 0, true);
+    auto radix = [&](void* d_temp, size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
+                                             b.vals_work.ptr, b.vals_out.ptr, n, 0, kEndBit, 0);
+    };
+    b.bench("cub_radix_sort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
+    return;
+  }
 
   // Merge sort: in place on the work buffers.
   auto merge = [&](void* d_temp, size_t& bytes) {
@@ -408,11 +504,20 @@ static void run_dtype(const Run& r, const char* keys_path, const char* seg_path)
       if (off[s] < off[s - 1]) die("segment offsets must be non-decreasing");
     }
   }
+  if (seg_path && r.mode != Mode::Keys && r.mode != Mode::Pairs) {
+    die("segments.bin needs mode 0 or 1");
+  }
   if (n <= 1) {  // Nothing to sort: report zeros without calling CUB.
     const Timing zero;
     if (seg_path) {
       emit("cub_segmented_sort", r, n, off.size() - 1, zero, true);
       emit("cub_segmented_radix_sort", r, n, off.size() - 1, zero, true);
+    } else if (r.mode == Mode::Argsort) {
+      emit("cub_merge_argsort", r, n, 0, zero, true);
+      emit("cub_radix_argsort_stable", r, n, 0, zero, true);
+    } else if (r.mode == Mode::Stable) {
+      emit("cub_merge_sort_stable", r, n, 0, zero, true);
+      emit("cub_radix_sort_stable", r, n, 0, zero, true);
     } else {
       emit("cub_merge_sort", r, n, 0, zero, true);
       emit("cub_radix_sort", r, n, 0, zero, true);
@@ -421,25 +526,34 @@ static void run_dtype(const Run& r, const char* keys_path, const char* seg_path)
   }
   if (seg_path) {
     run_segmented<T>(r, keys, off);
+  } else if (r.mode == Mode::Pairs64) {
+    if (n <= size_t(INT_MAX)) run_flat<T, std::uint64_t, int>(r, keys);
+    else run_flat<T, std::uint64_t, std::int64_t>(r, keys);
   } else if (n <= size_t(INT_MAX)) {
-    run_flat<T, int>(r, keys);
+    run_flat<T, std::uint32_t, int>(r, keys);
   } else {
-    run_flat<T, std::int64_t>(r, keys);
+    run_flat<T, std::uint32_t, std::int64_t>(r, keys);
   }
 }
 
 int main(int argc, char** argv) {
   if (argc != 5 && argc != 6) {
     std::fprintf(stderr,
-                 "usage: %s <keys.bin> <u32|i32|f32|u64|i64|f64> <pairs 0|1> <reps> [segments.bin]\n",
+                 "usage: %s <keys.bin> <u32|i32|f32|u64|i64|f64> <mode 0|1|v64|argsort|stable> "
+                 "<reps> [segments.bin]\n",
                  argv[0]);
     return 1;
   }
   Run r;
   r.dtype = argv[2];
-  const std::string pairs = argv[3];
-  if (pairs != "0" && pairs != "1") die("pairs must be 0 or 1");
-  r.pairs = pairs == "1";
+  const std::string mode = argv[3];
+  if (mode == "0") r.mode = Mode::Keys;
+  else if (mode == "1") r.mode = Mode::Pairs;
+  else if (mode == "v64") r.mode = Mode::Pairs64;
+  else if (mode == "argsort") r.mode = Mode::Argsort;
+  else if (mode == "stable") r.mode = Mode::Stable;
+  else die("mode must be 0, 1, v64, argsort or stable");
+  r.pairs = r.mode != Mode::Keys;
   r.reps = std::atoi(argv[4]);
   if (r.reps < 1) r.reps = 10;
   const char* seg_path = argc == 6 ? argv[5] : nullptr;
