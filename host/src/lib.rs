@@ -20,7 +20,8 @@
 //!   cached in the [`Gpu`]), and how much a sort needs.
 //! - [`Error`]: every failure typed, with what to do; on error the caller's
 //!   data is exactly as it was.
-//! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`;
+//! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`, and
+//!   `u16`/`i16` (widened to 32-bit patterns in scratch and narrowed back);
 //!   payloads: any of those six types (32 or 64 bits).
 //!
 //! ```no_run
@@ -38,6 +39,7 @@ mod error;
 mod gpu;
 mod items;
 mod key;
+mod narrow;
 mod permute;
 mod scratch;
 mod segments;

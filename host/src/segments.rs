@@ -140,6 +140,15 @@ impl Gpu {
         if items.n == 0 {
             return Ok(());
         }
+        if items.key_bytes == 2 {
+            // 16-bit keys sort as 32-bit patterns already in order.
+            let m = K::MODE | order.mode();
+            return self.with_scratch(None, Self::wide_bytes(items.n), |wide| {
+                self.on_wide_keys(items, m, wide, |w| {
+                    self.sort_segment_items::<u32>(w, seg_len, Order::Ascending, kernel)
+                })
+            });
+        }
         let segments = items.n.div_ceil(seg_len);
         let [k, v] = items.args();
         self.with_ordered_keys::<K>(items, order, || match kernel {
@@ -399,10 +408,13 @@ impl Gpu {
         };
         let boundary = self.stream().alloc_zeros::<u32>(1)?;
         if n > 1 && count > 1 {
-            let name = if std::mem::size_of::<K>() == 4 { "segment_boundaries_u32" } else { "segment_boundaries_u64" };
+            // 16-bit keys are checked as their 32-bit patterns.
+            let wide = self.widen_keys(&RawItems::keys(self, keys)?, 0)?;
+            let key_ptr = wide.as_ref().map_or(self.ptr(keys), |(w, _)| self.ptr(w));
+            let name = if std::mem::size_of::<K>() <= 4 { "segment_boundaries_u32" } else { "segment_boundaries_u64" };
             let grid = blocks_for(count, ELEMENTWISE_THREADS).min(8192);
             let args = [
-                Arg::U64(self.ptr(keys)),
+                Arg::U64(key_ptr),
                 Arg::U64(n as u64),
                 Arg::U64(off),
                 Arg::U64(count as u64),
@@ -511,6 +523,13 @@ impl Gpu {
 
     fn sort_offset_items<K: SortKey>(&self, items: &RawItems, offsets: &CudaSlice<u32>, order: Order) -> Result<()> {
         offsets_shape(offsets, items.n)?;
+        if items.key_bytes == 2 && items.n > 0 {
+            // 16-bit keys sort as 32-bit patterns already in order.
+            let m = K::MODE | order.mode();
+            return self.with_scratch(None, Self::wide_bytes(items.n), |wide| {
+                self.on_wide_keys(items, m, wide, |w| self.sort_offset_items::<u32>(w, offsets, Order::Ascending))
+            });
+        }
         let (bytes, _) = Self::plan_bytes(items.n, offsets.len() - 1);
         self.with_scratch(None, bytes, |temp| {
             let plan = self.plan_offsets(offsets, items.n, temp)?;

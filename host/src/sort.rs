@@ -399,6 +399,10 @@ impl Gpu {
     /// # Ok::<(), warpsort::Error>(())
     /// ```
     pub fn sort_temp_bytes(opts: &SortOptions, n: usize, key_bytes: usize, val_bytes: usize) -> usize {
+        if key_bytes == 2 {
+            // 16-bit keys: their widened copy, then the sort of that copy.
+            return Self::wide_bytes(n) + Self::sort_temp_bytes(opts, n, 4, val_bytes);
+        }
         match opts.algorithm {
             Algorithm::WarpSort if n > opts.warpsort.tile => {
                 let (_, parts) = Self::warpsort_layout(n, key_bytes, val_bytes);
@@ -458,6 +462,14 @@ impl Gpu {
     /// Runs the sort `opts` names, with `temp` pointing at
     /// [`Gpu::sort_temp_bytes`] of temporary storage.
     pub(crate) fn run_sort<K: SortKey>(&self, items: &RawItems, opts: &SortOptions, temp: DevPtr) -> Result<()> {
+        if items.key_bytes == 2 {
+            // 16-bit keys sort as 32-bit patterns already in order, in the
+            // first part of `temp` (see `sort_temp_bytes`).
+            let asc = SortOptions { order: Order::Ascending, ..*opts };
+            let inner = temp + Self::wide_bytes(items.n) as u64;
+            return self
+                .on_wide_keys(items, K::MODE | opts.order.mode(), temp, |w| self.run_sort::<u32>(w, &asc, inner));
+        }
         if opts.algorithm == Algorithm::WarpSort {
             self.check_shared_memory(items, &opts.warpsort)?;
         }

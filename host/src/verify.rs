@@ -49,6 +49,9 @@ impl Gpu {
             Some(v) => RawItems::pairs(self, keys, v)?,
             None => RawItems::keys(self, keys)?,
         };
+        // 16-bit keys are checked as their 32-bit patterns (mapped below).
+        let wide = self.widen_keys(&items, 0)?;
+        let items = wide.as_ref().map_or(items.clone(), |(_, w)| w.clone());
         // SAFETY: counters are zeroed by alloc_zeros.
         let counters = self.stream().alloc_zeros::<u64>(2)?;
         let c = self.ptr(&counters);

@@ -1,5 +1,5 @@
 //! Element-wise kernels around the sorts: mapping keys onto their ordered bit
-//! patterns and back, and verifying a result on the GPU (sortedness by warp
+//! patterns and back (16-bit keys widened into 32-bit patterns), and verifying a result on the GPU (sortedness by warp
 //! vote, a multiset fingerprint by warp reduction).
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -32,6 +32,30 @@ pub unsafe fn map_keys64(keys: *mut u64, n: u64, mode: u32) {
     while i < n as usize {
         // SAFETY: i < n.
         unsafe { *keys.add(i) = map64(*keys.add(i), mode) };
+        i += grid_threads();
+    }
+}
+
+/// 16-bit keys to and from 32-bit ordered patterns: key `x` becomes
+/// `map32(x << 16, mode)` in `wide` (its order under `mode` is the order of
+/// the high halves), and with `mode::DECODE` comes back as
+/// `map32(w, mode) >> 16` into `narrow`.
+///
+/// # Safety
+/// `narrow` and `wide` hold `n` keys.
+#[inline(always)]
+pub unsafe fn convert16(narrow: *mut u16, wide: *mut u32, n: u64, mode: u32) {
+    let decode = mode & crate::ordered::mode::DECODE != 0;
+    let mut i = global_thread();
+    while i < n as usize {
+        // SAFETY: i < n.
+        unsafe {
+            if decode {
+                *narrow.add(i) = (map32(*wide.add(i), mode) >> 16) as u16;
+            } else {
+                *wide.add(i) = map32((*narrow.add(i) as u32) << 16, mode);
+            }
+        }
         i += grid_threads();
     }
 }
@@ -165,4 +189,12 @@ pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32
 pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys.
     unsafe { map_keys64(keys, n, mode) }
+}
+
+/// Widens 16-bit keys into 32-bit ordered patterns, or narrows them back
+/// (`mode::DECODE`).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn convert_keys_u16(narrow: *mut u16, wide: *mut u32, n: u64, mode: u32) {
+    // SAFETY: the host passes `n` keys in both arrays.
+    unsafe { convert16(narrow, wide, n, mode) }
 }

@@ -175,7 +175,7 @@ pub mod generate {
             }
         )*};
     }
-    int_edges!(u32, i32, u64, i64);
+    int_edges!(u16, i16, u32, i32, u64, i64);
 
     macro_rules! float_edges {
         ($($t:ident: $bits:ty),*) => {$(

@@ -23,7 +23,7 @@ macro_rules! std_order {
     (ord: $($t:ty),*) => {$( impl StdOrder for $t { fn std_cmp(&self, o: &Self) -> Ordering { self.cmp(o) } } )*};
     (total: $($t:ty),*) => {$( impl StdOrder for $t { fn std_cmp(&self, o: &Self) -> Ordering { self.total_cmp(o) } } )*};
 }
-std_order!(ord: u32, i32, u64, i64);
+std_order!(ord: u16, i16, u32, i32, u64, i64);
 std_order!(total: f32, f64);
 
 fn encoding_preserves_order<K: Edges + StdOrder>(a: K, b: K)
@@ -99,4 +99,4 @@ macro_rules! properties {
         }
     )*};
 }
-properties!(u32_keys: u32, i32_keys: i32, f32_keys: f32, u64_keys: u64, i64_keys: i64, f64_keys: f64);
+properties!(u16_keys: u16, i16_keys: i16, u32_keys: u32, i32_keys: i32, f32_keys: f32, u64_keys: u64, i64_keys: i64, f64_keys: f64);

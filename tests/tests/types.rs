@@ -1,11 +1,12 @@
 //! Payload widths, argsort and stable sorts against the CPU references: every
 //! payload type (32 and 64 bits) with every key width, on every algorithm and
 //! the segmented sorts; argsort with `u32` and `u64` positions; stable
-//! key-value sorts and argsort checked for the exact stable order.
+//! key-value sorts and argsort checked for the exact stable order; 16-bit keys
+//! (widened to 32-bit patterns and narrowed back) through every entry point.
 
 use warpsort::data::FromPattern;
 use warpsort::{Algorithm, Gpu, Order, Payload, SortKey, SortOptions, cpu};
-use warpsort_tests::{Dist, SIZES, gpu, keys, seed};
+use warpsort_tests::{Dist, SIZES, check_segments, check_sort, check_sort_pairs, gpu, keys, seed};
 
 /// A payload that carries its input position recognisably in every bit
 /// width: 64-bit tags hold the position in both halves, so a payload whose
@@ -312,4 +313,77 @@ fn host_slices_and_errors() {
     let mut v = vec![0u64, 1];
     assert!(g.sort_pairs_slice(&mut k, &mut v, &stable).is_err());
     assert_eq!((k, v), (vec![3, 1, 2], vec![0, 1]));
+}
+
+#[test]
+fn sixteen_bit_keys() {
+    let Some(g) = gpu() else { return };
+    for a in Algorithm::ALL {
+        for order in [Order::Ascending, Order::Descending] {
+            let o = opts(a, order, false);
+            for &n in SIZES {
+                check_sort::<u16>(g, Dist::Uniform, n, &o);
+                check_sort::<i16>(g, Dist::Uniform, n, &o);
+            }
+            for dist in Dist::ALL {
+                check_sort::<i16>(g, dist, 70_001, &o);
+                check_sort_pairs::<u16>(g, dist, 70_001, &o);
+            }
+            check_pairs::<i16, u64>(g, Dist::FewUnique, 70_001, &o);
+            let stable = opts(a, order, true);
+            check_pairs::<u16, u32>(g, Dist::FewUnique, 70_001, &stable);
+            check_pairs::<i16, f64>(g, Dist::Uniform, 4097, &stable);
+            check_argsort::<i16>(g, Dist::Uniform, 70_001, &o);
+            check_argsort::<u16>(g, Dist::FewUnique, 70_001, &stable);
+        }
+    }
+    for seg in [1, 32, 100, 512, 4096] {
+        check_segments::<i16>(g, Dist::Uniform, 50_003, seg, Order::Descending);
+        check_segments::<u16>(g, Dist::FewUnique, 50_003, seg, Order::Ascending);
+        check_segment_pairs::<i16, u64>(g, Dist::Uniform, 50_003, seg, Order::Ascending);
+    }
+    // Segments given by offsets: every class (chunks, warp, block, long).
+    let input: Vec<i16> = keys(Dist::Uniform, 30_000, 5);
+    let offs: Vec<u32> = vec![0, 0, 1, 33, 600, 5000, 5001, 10_000, 30_000];
+    let d_off = g.stream().clone_htod(&offs).unwrap();
+    for order in [Order::Ascending, Order::Descending] {
+        let mut d = g.stream().clone_htod(&input).unwrap();
+        g.sort_segments_by_offsets(&mut d, &d_off, order).unwrap();
+        let mut want = input.clone();
+        for w in offs.windows(2) {
+            cpu::sort(&mut want[w[0] as usize..w[1] as usize], order);
+        }
+        assert_eq!(g.stream().clone_dtoh(&d).unwrap(), want, "i16 segments by offsets, {order:?}");
+        assert!(g.is_sorted_segments(&d, warpsort::Segments::Offsets(&d_off), order).unwrap());
+    }
+    let mut v = vec![3i16, i16::MIN, -1, i16::MAX, 0];
+    g.sort_slice(&mut v).unwrap();
+    assert_eq!(v, [i16::MIN, -1, 0, 3, i16::MAX]);
+}
+
+#[test]
+fn segments_by_offsets_with_64_bit_payloads() {
+    let Some(g) = gpu() else { return };
+    let n = 40_000;
+    let offs: Vec<u32> = vec![0, 0, 1, 33, 600, 5000, 5001, 10_000, 40_000];
+    let d_off = g.stream().clone_htod(&offs).unwrap();
+    let input: Vec<u64> = keys(Dist::FewUnique, n, 9);
+    let tags: Vec<f64> = (0..n).map(<f64 as Tag>::tag).collect();
+    for order in [Order::Ascending, Order::Descending] {
+        let mut dk = g.stream().clone_htod(&input).unwrap();
+        let mut dv = g.stream().clone_htod(&tags).unwrap();
+        g.sort_segments_by_offsets_pairs(&mut dk, &mut dv, &d_off, order).unwrap();
+        let (ok, ov) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
+        for w in offs.windows(2) {
+            let (lo, hi) = (w[0] as usize, w[1] as usize);
+            let mut want = input[lo..hi].to_vec();
+            cpu::sort(&mut want, order);
+            assert_eq!(ok[lo..hi], want[..], "keys of segment {lo}..{hi}, {order:?}");
+            for (i, v) in ov[lo..hi].iter().enumerate() {
+                let p = v.position().unwrap_or(usize::MAX);
+                assert!((lo..hi).contains(&p), "payload at {} from outside its segment", lo + i);
+                assert_eq!(input[p], ok[lo + i], "payload of position {p} travelled with the wrong key");
+            }
+        }
+    }
 }
