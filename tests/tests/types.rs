@@ -5,7 +5,7 @@
 //! (widened to 32-bit patterns and narrowed back) through every entry point.
 
 use warpsort::data::FromPattern;
-use warpsort::{Algorithm, Gpu, Order, Payload, SortKey, SortOptions, cpu};
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, WarpsortConfig, cpu};
 use warpsort_tests::{Dist, SIZES, check_segments, check_sort, check_sort_pairs, gpu, keys, seed};
 
 /// A payload that carries its input position recognisably in every bit
@@ -200,6 +200,30 @@ fn stable_pairs_keep_input_order() {
                 check_pairs::<u64, u64>(g, dist, 100_003, &o);
                 check_pairs::<f32, u64>(g, dist, 4097, &o);
                 check_pairs::<i64, f32>(g, dist, 8193, &o);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_merge_kernel_with_wide_and_ranked_items() {
+    let Some(g) = gpu() else { return };
+    for merge in [MergeKernel::Block, MergeKernel::WarpBitonic] {
+        for merge_keys_per_lane in [0, 4, 8, 16] {
+            let cfg = WarpsortConfig { merge, merge_keys_per_lane, ..Default::default() };
+            if cfg.validate().is_err() {
+                continue;
+            }
+            for order in [Order::Ascending, Order::Descending] {
+                let o = SortOptions { order, warpsort: cfg, ..Default::default() };
+                let stable = SortOptions { stable: true, ..o };
+                for n in [4097, 8193, 12_288, 100_003] {
+                    check_pairs::<u32, u64>(g, Dist::Uniform, n, &o);
+                    check_pairs::<u64, u64>(g, Dist::FewUnique, n, &o);
+                    check_pairs::<u32, u32>(g, Dist::FewUnique, n, &stable);
+                    check_pairs::<u64, u64>(g, Dist::AllEqual, n, &stable);
+                    check_argsort::<f32>(g, Dist::FewUnique, n, &stable);
+                }
             }
         }
     }
