@@ -15,9 +15,13 @@ pub trait Word: Copy + Default {
     /// The value of lane `lane + delta` (`shfl.sync.down`).
     fn shfl_down(self, delta: u32) -> Self;
 
-    /// As a payload: whether this one orders after `other` between equal
-    /// keys. Plain payloads never do (`false`, which folds away); a [`Rank`]
-    /// compares, which makes a sort of `(key, Rank)` items stable.
+    /// As a payload: whether it breaks ties between equal keys ([`Rank`]
+    /// does, which makes a sort of `(key, Rank)` items stable). A constant,
+    /// so that plain pairs compare keys only, as if this did not exist.
+    const BREAKS_TIES: bool = false;
+
+    /// As a payload that [breaks ties](Word::BREAKS_TIES): whether this one
+    /// orders after `other` between equal keys.
     #[inline(always)]
     fn tie_gt(&self, _other: &Self) -> bool {
         false
@@ -167,6 +171,7 @@ impl Default for Rank {
 }
 
 impl Word for Rank {
+    const BREAKS_TIES: bool = true;
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {
         Rank(self.0.shfl_bfly(mask))
@@ -238,8 +243,12 @@ pub struct Pair<K, V> {
 impl<K: Key, V: Word> Item for Pair<K, V> {
     #[inline(always)]
     fn gt(&self, other: &Self) -> bool {
-        // Key first; the payload only breaks ties for ranked items.
-        (self.k > other.k) | ((self.k == other.k) & self.v.tie_gt(&other.v))
+        if V::BREAKS_TIES {
+            // Ranked items: key, then rank.
+            (self.k > other.k) | ((self.k == other.k) & self.v.tie_gt(&other.v))
+        } else {
+            self.k > other.k
+        }
     }
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {

@@ -56,7 +56,7 @@ macro_rules! for_items {
 
 /// Instantiates a kernel-defining macro for the ranked items of stable sorts
 /// (`item::Ranked`: key, then input position), suffixes `u32_rank` and
-/// `u64_rank`. Only the full sorts' kernels (block sort, bitonic, merge)
+/// `u64_rank`. Only the full sorts' kernels (block sort, bitonic, both merges)
 /// exist for them.
 #[cfg(target_arch = "nvptx64")]
 #[macro_export]
