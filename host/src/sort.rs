@@ -340,6 +340,16 @@ impl Gpu {
         if keys.len() < 2 {
             return Ok(());
         }
+        if opts.stable {
+            // Through device copies (the stable sort's own storage is separate).
+            let (mut dk, mut dv) = (self.stream().clone_htod(keys)?, self.stream().clone_htod(vals)?);
+            self.sort_pairs_stable(&mut dk, &mut dv, opts, None)?;
+            let mut out_keys = vec![keys[0]; keys.len()];
+            self.stream().memcpy_dtoh(&dk, &mut out_keys)?;
+            self.stream().memcpy_dtoh(&dv, vals)?;
+            keys.copy_from_slice(&out_keys);
+            return Ok(());
+        }
         let (n, key_bytes, val_bytes) = (keys.len(), std::mem::size_of::<K>(), std::mem::size_of::<V>());
         let temp = Self::sort_temp_bytes(opts, n, key_bytes, val_bytes);
         let (vals_at, temp_at, bytes) = Self::slice_layout(n, key_bytes, val_bytes, temp);
