@@ -5,7 +5,7 @@
 //! (widened to 32-bit patterns and narrowed back) through every entry point.
 
 use warpsort::data::FromPattern;
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, WarpsortConfig, cpu};
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, TileSort, WarpsortConfig, cpu};
 use warpsort_tests::{Dist, SIZES, check_segments, check_sort, check_sort_pairs, gpu, keys, seed};
 
 /// A payload that carries its input position recognisably in every bit
@@ -208,22 +208,29 @@ fn stable_pairs_keep_input_order() {
 #[test]
 fn every_merge_kernel_with_wide_and_ranked_items() {
     let Some(g) = gpu() else { return };
-    for merge in [MergeKernel::Block, MergeKernel::WarpBitonic] {
-        for merge_keys_per_lane in [0, 4, 8, 16] {
-            let cfg = WarpsortConfig { merge, merge_keys_per_lane, ..Default::default() };
-            if cfg.validate().is_err() {
-                continue;
-            }
-            for order in [Order::Ascending, Order::Descending] {
-                let o = SortOptions { order, warpsort: cfg, ..Default::default() };
-                let stable = SortOptions { stable: true, ..o };
-                for n in [4097, 8193, 12_288, 100_003] {
-                    check_pairs::<u32, u64>(g, Dist::Uniform, n, &o);
-                    check_pairs::<u64, u64>(g, Dist::FewUnique, n, &o);
-                    check_pairs::<u32, u32>(g, Dist::FewUnique, n, &stable);
-                    check_pairs::<u64, u64>(g, Dist::AllEqual, n, &stable);
-                    check_argsort::<f32>(g, Dist::FewUnique, n, &stable);
-                }
+    let configs = [TileSort::BlockBitonic, TileSort::WarpMerge].into_iter().flat_map(|tile_sort| {
+        [MergeKernel::Block, MergeKernel::WarpBitonic].into_iter().flat_map(move |merge| {
+            [0, 4, 8, 16].map(|merge_keys_per_lane| WarpsortConfig {
+                tile_sort,
+                merge,
+                merge_keys_per_lane,
+                ..Default::default()
+            })
+        })
+    });
+    for cfg in configs {
+        if cfg.validate().is_err() {
+            continue;
+        }
+        for order in [Order::Ascending, Order::Descending] {
+            let o = SortOptions { order, warpsort: cfg, ..Default::default() };
+            let stable = SortOptions { stable: true, ..o };
+            for n in [4097, 8193, 12_288, 100_003] {
+                check_pairs::<u32, u64>(g, Dist::Uniform, n, &o);
+                check_pairs::<u64, u64>(g, Dist::FewUnique, n, &o);
+                check_pairs::<u32, u32>(g, Dist::FewUnique, n, &stable);
+                check_pairs::<u64, u64>(g, Dist::AllEqual, n, &stable);
+                check_argsort::<f32>(g, Dist::FewUnique, n, &stable);
             }
         }
     }
