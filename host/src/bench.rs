@@ -630,12 +630,18 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
             for tile in [2048usize, 4096, 8192] {
-                let block = [128, 256, 512].into_iter().flat_map(|t| {
+                let block = [128, 256].into_iter().flat_map(|t| {
                     warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD.map(|k| (MergeKernel::Block, k, t))
                 });
                 let warp = warpsort::kernels::config::MERGE_KEYS_PER_LANE.map(|k| (MergeKernel::WarpBitonic, k, 0));
                 for (merge, k, t) in block.chain(warp) {
-                    for tile_sort in [TileSort::WarpMerge, TileSort::BlockBitonic] {
+                    // Step 1 both ways for the block merge (Fig. 11); the
+                    // warp bitonic merge with the default step 1 only.
+                    let step1: &[TileSort] = match merge {
+                        MergeKernel::Block => &[TileSort::WarpMerge, TileSort::BlockBitonic],
+                        MergeKernel::WarpBitonic => &[TileSort::BlockBitonic],
+                    };
+                    for &tile_sort in step1 {
                         let cfg = WarpsortConfig { tile, tile_sort, merge, merge_keys_per_lane: k, merge_threads: t };
                         if cfg.validate().is_err() {
                             continue;
