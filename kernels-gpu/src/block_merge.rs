@@ -20,25 +20,12 @@ use crate::network::warp_sort;
 use crate::tile::load_blocked;
 use crate::config::{WARP_SIZE, block_merge_smem_slots};
 use crate::item::{Item, Items, Key, Pair, Word};
-use crate::merge_path::Pass;
+use crate::merge_path::{Pass, merge_path_by};
 
 /// Shared-memory slot of tile element `e`: one skip every 32 slots.
 #[inline(always)]
 fn skew(e: usize) -> usize {
     e + e / WARP_SIZE as usize
-}
-
-/// Merge path over two sorted sequences given by accessors: how many of the
-/// first `diag` outputs come from A (ties from A first).
-#[inline(always)]
-pub fn merge_path_by<I: Item>(a: impl Fn(usize) -> I, la: usize, b: impl Fn(usize) -> I, lb: usize, diag: usize) -> usize {
-    let mut lo = diag.saturating_sub(lb);
-    let mut hi = diag.min(la);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if a(mid).gt(&b(diag - 1 - mid)) { hi = mid } else { lo = mid + 1 }
-    }
-    lo
 }
 
 /// The serial merge's state: the next unconsumed A and B slots of `A ++ B`

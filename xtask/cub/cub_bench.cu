@@ -309,14 +309,16 @@ static std::uint32_t position_of(V v) {
 }
 
 // Writes out[i] = i (argsort's values, launched inside the timed region).
-__global__ void iota_kernel(std::uint32_t* out, size_t n) {
+template <class V>
+__global__ void iota_kernel(V* out, size_t n) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    out[i] = std::uint32_t(i);
+    out[i] = V(i);
   }
 }
 
-static cudaError_t launch_iota(std::uint32_t* out, size_t n) {
+template <class V>
+static cudaError_t launch_iota(V* out, size_t n) {
   const unsigned blocks = unsigned(std::min<size_t>((n + 255) / 256, 65535));
   iota_kernel<<<blocks, 256, 0, 0>>>(out, n);
   return cudaGetLastError();
