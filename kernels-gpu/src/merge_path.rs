@@ -44,53 +44,21 @@ pub fn merge_path_by<I: Item>(a: impl Fn(usize) -> I, la: usize, b: impl Fn(usiz
     lo
 }
 
-/// [`merge_path_by`] with `P` probes a round instead of one: each round cuts
-/// the range `P + 1` ways, so a search in global memory waits on
-/// `log(range) / log(P + 1)` rounds of loads instead of `log2(range)` (its
-/// `2P` loads of a round are independent and in flight together).
-#[inline(always)]
-pub fn merge_path_kary_by<I: Item, const P: usize>(
-    a: impl Fn(usize) -> I,
-    la: usize,
-    b: impl Fn(usize) -> I,
-    lb: usize,
-    diag: usize,
-) -> usize {
-    let mut lo = diag.saturating_sub(lb);
-    let mut hi = diag.min(la);
-    while lo < hi {
-        let span = hi - lo;
-        // Probes lo <= m < hi; "A's item at m goes first" holds below the answer.
-        let probe = |j: usize| lo + span * (j + 1) / (P + 1);
-        let a_first: [bool; P] = core::array::from_fn(|j| !a(probe(j)).gt(&b(diag - 1 - probe(j))));
-        let (mut new_lo, mut new_hi) = (lo, hi);
-        for (j, &first) in a_first.iter().enumerate() {
-            if first {
-                new_lo = new_lo.max(probe(j) + 1);
-            } else {
-                new_hi = new_hi.min(probe(j));
-            }
-        }
-        (lo, hi) = (new_lo, new_hi);
-    }
-    lo
-}
-
-/// Merge-path search in global memory (see [`merge_path_kary_by`]): 7 probes
-/// a round. Items compare as the merge does ([`Item::gt`]: key, and rank for
-/// ranked items).
+/// Merge-path search in global memory (binary: [`merge_path_by`]). Items
+/// compare as the merge does ([`Item::gt`]: key, and rank for ranked items).
 ///
 /// # Safety
 /// `a` holds `la` items and `b` holds `lb` items, `diag <= la + lb`.
 #[inline(always)]
 pub unsafe fn merge_path<K: Key, V: Word>(a: Items<K, V>, la: usize, b: Items<K, V>, lb: usize, diag: usize) -> usize {
     // SAFETY: the search reads A below la and B below lb.
-    merge_path_kary_by::<_, 7>(|i| unsafe { a.get(i) }, la, |j| unsafe { b.get(j) }, lb, diag)
+    merge_path_by(|i| unsafe { a.get(i) }, la, |j| unsafe { b.get(j) }, lb, diag)
 }
 
 /// Writes `parts[w]`, the index in A where window `w` (of `window` outputs)
-/// starts, one thread per window: a thread's search is latency-bound (each
-/// round waits on its loads), so rounds are few and wide ([`merge_path`]).
+/// starts, one thread per window: a binary search costs one thread about
+/// 2 log2(run) loads, far less traffic than a warp probing 32 places a round
+/// (and an 8-ary search, 14 loads a round, was slower too).
 ///
 /// # Safety
 /// `items` holds `n` items, `parts` one slot per window.
