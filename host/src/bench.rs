@@ -89,21 +89,7 @@ impl Bench<'_> {
         mut f: impl FnMut(&mut CudaSlice<K>) -> warpsort::Result<()>,
     ) -> Result<f64> {
         let s = self.gpu.stream();
-        let ctx = self.gpu.context();
-        let flags = Some(warpsort::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let (start, stop) = (ctx.new_event(flags)?, ctx.new_event(flags)?);
-        let mut times = Vec::new();
-        for i in 0..self.opts.reps + 2 {
-            s.memcpy_dtod(pristine, work)?;
-            start.record(s)?;
-            f(work)?;
-            stop.record(s)?;
-            stop.synchronize()?;
-            if i >= 2 {
-                times.push(start.elapsed_ms(&stop)? as f64);
-            }
-        }
-        Ok(median(times))
+        self.time_reset(|timed| if timed { f(work) } else { Ok(s.memcpy_dtod(pristine, work)?) })
     }
 
     /// Times `step(true)` after an untimed `step(false)` (the reset) before

@@ -242,40 +242,18 @@ macro_rules! entries {
             use super::*;
             macro_rules! pass {
                 ($n:literal, $name:literal) => {
-                    /// One block-merge pass over merge-path tiles of `blockDim * N` outputs.
-                    #[unsafe(export_name = concat!($name, "_", stringify!($sfx)))]
-                    pub unsafe extern "ptx-kernel" fn pass(
-                        src_keys: *mut $K,
-                        src_vals: *mut $V,
-                        dst_keys: *mut $K,
-                        dst_vals: *mut $V,
-                        n: u64,
-                        run: u64,
-                        parts: *mut u64,
-                    ) {
-                        let src = Items { keys: src_keys, vals: src_vals };
-                        let dst = Items { keys: dst_keys, vals: dst_vals };
-                        // SAFETY: the host passes arrays of `n` items, the
-                        // partition of this pass and the shared memory.
-                        unsafe { merge_pass::<$K, $V, $n>(src, dst, n, run, parts) }
-                    }
+                    src_dst_kernel!(
+                        concat!($name, "_", stringify!($sfx)),
+                        /// One block-merge pass over merge-path tiles of `blockDim * N` outputs.
+                        fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) => merge_pass::<$K, $V, $n>
+                    );
                 };
             }
-            /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * 8` items.
-            #[unsafe(export_name = concat!("merge_tile_sort_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn tile_sort(
-                src_keys: *mut $K,
-                src_vals: *mut $V,
-                dst_keys: *mut $K,
-                dst_vals: *mut $V,
-                n: u64,
-                seg: u64,
-            ) {
-                let src = Items { keys: src_keys, vals: src_vals };
-                let dst = Items { keys: dst_keys, vals: dst_vals };
-                // SAFETY: the host passes arrays of `n` items and the shared memory.
-                unsafe { sort_tiles::<$K, $V, { crate::config::KEYS_PER_LANE as usize }>(src, dst, n, seg) }
-            }
+            src_dst_kernel!(
+                concat!("merge_tile_sort_", stringify!($sfx)),
+                /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * 8` items.
+                fn tile_sort<$K, $V>(n: u64, seg: u64) => sort_tiles::<$K, $V, { crate::config::KEYS_PER_LANE as usize }>
+            );
             #[doc = "8 outputs per thread."]
             pub mod k8 {
                 use super::*;

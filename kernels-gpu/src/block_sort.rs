@@ -73,25 +73,15 @@ macro_rules! entries {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
         pub mod $sfx {
             use super::*;
-            /// Block sort of segments of `seg <= blockDim * KEYS_PER_LANE` items, `src` to `dst`.
-            #[unsafe(export_name = concat!("block_sort_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn sort(
-                src_keys: *mut $K,
-                src_vals: *mut $V,
-                dst_keys: *mut $K,
-                dst_vals: *mut $V,
-                n: u64,
-                seg: u64,
-            ) {
-                let src = Items { keys: src_keys, vals: src_vals };
-                let dst = Items { keys: dst_keys, vals: dst_vals };
-                // SAFETY: the host passes arrays of `n` items and a tile of shared memory.
-                unsafe { sort_tiles::<$K, $V>(src, dst, n, seg) }
-            }
+            src_dst_kernel!(
+                concat!("block_sort_", stringify!($sfx)),
+                /// Block sort of segments of `seg <= blockDim * KEYS_PER_LANE` items, `src` to `dst`.
+                fn sort<$K, $V>(n: u64, seg: u64) => sort_tiles::<$K, $V>
+            );
             /// Fused bitonic half-cleaners of strides below BLOCK_TILE.
             #[unsafe(export_name = concat!("bitonic_fused_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn fused(keys: *mut $K, vals: *mut $V, n: u64) {
-                // SAFETY: as above.
+                // SAFETY: the host passes `n` items and a tile of shared memory.
                 unsafe { merge_tiles::<$K, $V>(Items { keys, vals }, n) }
             }
         }

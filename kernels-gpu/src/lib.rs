@@ -76,6 +76,31 @@ mod device {
     }
 }
 
+/// Defines a kernel whose first four parameters are a source and a destination
+/// item array (`src_keys, src_vals, dst_keys, dst_vals`), followed by `args`,
+/// and which runs `call(src, dst, args...)`: the shape of every sort-tiles and
+/// merge-pass entry point.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! src_dst_kernel {
+    ($export:expr, $(#[$m:meta])* fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) => $call:expr) => {
+        $(#[$m])*
+        #[unsafe(export_name = $export)]
+        pub unsafe extern "ptx-kernel" fn $f(
+            src_keys: *mut $K,
+            src_vals: *mut $V,
+            dst_keys: *mut $K,
+            dst_vals: *mut $V,
+            $($arg: $t),*
+        ) {
+            let src = $crate::item::Items { keys: src_keys, vals: src_vals };
+            let dst = $crate::item::Items { keys: dst_keys, vals: dst_vals };
+            // SAFETY: the host passes both arrays with `n` items, and the
+            // rest (partition, shared memory) as the launcher documents.
+            unsafe { $call(src, dst, $($arg),*) }
+        }
+    };
+}
+
 /// Declares the modules that exist only in the nvptx build.
 macro_rules! device_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(target_arch = "nvptx64")] pub mod $m; )* };

@@ -176,22 +176,11 @@ macro_rules! entries {
             }
             macro_rules! pass {
                 ($n:literal, $name:literal) => {
-                    /// One bitonic merge pass over merge-path windows of `32 * N` outputs.
-                    #[unsafe(export_name = concat!($name, "_", stringify!($sfx)))]
-                    pub unsafe extern "ptx-kernel" fn pass(
-                        src_keys: *mut $K,
-                        src_vals: *mut $V,
-                        dst_keys: *mut $K,
-                        dst_vals: *mut $V,
-                        n: u64,
-                        run: u64,
-                        parts: *mut u64,
-                    ) {
-                        let src = Items { keys: src_keys, vals: src_vals };
-                        let dst = Items { keys: dst_keys, vals: dst_vals };
-                        // SAFETY: as above.
-                        unsafe { merge_pass::<$K, $V, $n>(src, dst, n, run, parts) }
-                    }
+                    src_dst_kernel!(
+                        concat!($name, "_", stringify!($sfx)),
+                        /// One bitonic merge pass over merge-path windows of `32 * N` outputs.
+                        fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) => merge_pass::<$K, $V, $n>
+                    );
                 };
             }
             #[doc = "Windows of 128."]
