@@ -640,6 +640,18 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
                 }
             }
         }
+        // Wider items: 8-byte keys, and 16-byte pairs (u32 key, u64 value),
+        // whose shared memory per block doubles and quadruples.
+        let keys64 = input::<u64>(Dist::Uniform, n);
+        for k in warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD {
+            for t in [128, 256] {
+                let cfg = WarpsortConfig { merge_keys_per_lane: k, merge_threads: t, ..Default::default() };
+                let o = SortOptions { warpsort: cfg, ..Default::default() };
+                let name = format!("warpsort merge=Block k={k} threads={t}");
+                b.sort_row_with::<u64, u32>("tune", name.clone(), o, Dist::Uniform, false, &keys64)?;
+                b.sort_row_with::<u32, u64>("tune", name, o, Dist::Uniform, true, &keys_in)?;
+            }
+        }
     }
 
     if opts.wants("steps") {
