@@ -3,9 +3,9 @@
 use cudarc::driver::CudaSlice;
 use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE,
-    DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD, DEFAULT_MERGE_KEYS_PER_LANE, DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
-    ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_BLOCK_THREADS, MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS,
-    WARP_SIZE, block_merge_smem_slots,
+    DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD, DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE, DEFAULT_MERGE_KEYS_PER_LANE,
+    DEFAULT_MERGE_KEYS_PER_LANE_PAIRS, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_BLOCK_THREADS,
+    MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE, block_merge_smem_slots,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -93,7 +93,7 @@ pub struct WarpsortConfig {
     /// Outputs per lane of a merge: for [`MergeKernel::WarpBitonic`] 4, 8 or
     /// 16 (windows of 128, 256 or 512, one warp each; 0 picks 8 for key-only,
     /// 4 for key-value), for [`MergeKernel::Block`] 8 or 16 (tiles of
-    /// `merge_threads * k`; 0 picks 16).
+    /// `merge_threads * k`; 0 picks 16, or 8 for 16-byte items).
     pub merge_keys_per_lane: u32,
     /// Threads per block of [`MergeKernel::Block`] (a power of two, 64 to
     /// 1024; 0 picks `MERGE_BLOCK_THREADS`).
@@ -113,13 +113,24 @@ impl Default for WarpsortConfig {
 }
 
 impl WarpsortConfig {
-    /// Outputs per lane of the merge, for key-only or key-value sorts.
-    pub fn merge_keys(&self, pairs: bool) -> u32 {
+    /// Outputs per lane of the merge, for key-only or key-value sorts of
+    /// `item_bytes`-byte items (key and payload, padded to the key's
+    /// alignment).
+    pub fn merge_keys(&self, pairs: bool, item_bytes: usize) -> u32 {
         match (self.merge, self.merge_keys_per_lane, pairs) {
+            (MergeKernel::Block, 0, _) if item_bytes > 8 => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE,
             (MergeKernel::Block, 0, _) => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
             (MergeKernel::WarpBitonic, 0, false) => DEFAULT_MERGE_KEYS_PER_LANE,
             (MergeKernel::WarpBitonic, 0, true) => DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
             (_, k, _) => k,
+        }
+    }
+
+    /// Threads (block merge) or lanes (warp merge) that share a window.
+    fn merge_lanes(&self) -> u32 {
+        match self.merge {
+            MergeKernel::Block => self.block_threads(),
+            MergeKernel::WarpBitonic => WARP_SIZE,
         }
     }
 
@@ -129,13 +140,15 @@ impl WarpsortConfig {
     }
 
     /// Outputs of one merge window (a warp's or a block's), for key-only or
-    /// key-value sorts.
-    pub fn window(&self, pairs: bool) -> usize {
-        let lanes = match self.merge {
-            MergeKernel::Block => self.block_threads(),
-            MergeKernel::WarpBitonic => WARP_SIZE,
-        };
-        (lanes * self.merge_keys(pairs)) as usize
+    /// key-value sorts of `item_bytes`-byte items.
+    pub fn window(&self, pairs: bool, item_bytes: usize) -> usize {
+        (self.merge_lanes() * self.merge_keys(pairs, item_bytes)) as usize
+    }
+
+    /// The smallest and the largest window any item type may get.
+    fn window_range(&self) -> (usize, usize) {
+        let ws = [(false, 4), (true, 8), (true, 16)].map(|(p, b)| self.window(p, b));
+        (*ws.iter().min().unwrap(), *ws.iter().max().unwrap())
     }
 
     /// Checks the parameters against what the kernels support.
@@ -149,7 +162,7 @@ impl WarpsortConfig {
         let k_ok = self.merge_keys_per_lane == 0 || allowed.contains(&self.merge_keys_per_lane);
         let t = self.merge_threads;
         let k_ok = k_ok && (t == 0 || (t.is_power_of_two() && (64..=1024).contains(&t)));
-        if !tile_ok || !k_ok || self.tile < self.window(false).max(self.window(true)) {
+        if !tile_ok || !k_ok || self.tile < self.window_range().1 {
             return Err(Error::BadConfig(format!(
                 "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the merge window; merge_keys_per_lane 0 (automatic) or one of {allowed:?}; merge_threads 0 (automatic) or a power of two from 64 to 1024"
             )));
@@ -416,7 +429,8 @@ impl Gpu {
         match opts.algorithm {
             Algorithm::WarpSort if n > opts.warpsort.tile => {
                 let (_, parts) = Self::warpsort_layout(n, key_bytes, val_bytes);
-                parts + (n.div_ceil(opts.warpsort.window(val_bytes > 0)) + 1) * 8
+                // One slot per window of the smallest window any item gets.
+                parts + (n.div_ceil(opts.warpsort.window_range().0) + 1) * 8
             }
             _ => 0,
         }
@@ -494,7 +508,7 @@ impl Gpu {
     /// block merge needs more shared memory than this GPU gives a block.
     fn check_shared_memory(&self, items: &RawItems, cfg: &WarpsortConfig) -> Result<()> {
         let merge = match cfg.merge {
-            MergeKernel::Block => block_merge_smem_slots(cfg.window(items.vals != 0)),
+            MergeKernel::Block => block_merge_smem_slots(cfg.window(items.vals != 0, items.item_bytes())),
             MergeKernel::WarpBitonic => 0,
         };
         let tile = match cfg.tile_sort {
@@ -583,7 +597,7 @@ impl Gpu {
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
         let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));
-        let window = cfg.window(pairs);
+        let window = cfg.window(pairs, src.item_bytes());
         let windows = src.n.div_ceil(window);
         let part_args = [sk, sv, n, run, Arg::U64(window as u64), Arg::U64(parts)];
         let part_grid = blocks_for(windows, WARP_KERNEL_THREADS);
@@ -591,7 +605,7 @@ impl Gpu {
         let args = [sk, sv, dk, dv, n, run, Arg::U64(parts)];
         match cfg.merge {
             MergeKernel::Block => {
-                let k = cfg.merge_keys(pairs);
+                let k = cfg.merge_keys(pairs, src.item_bytes());
                 let smem = (block_merge_smem_slots(window) * src.item_bytes()) as u32;
                 let pass = src.kernel(&format!("block_merge{k}"));
                 self.launch(&pass, windows as u32, cfg.block_threads(), smem, &args)
