@@ -616,7 +616,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
             for tile in [2048usize, 4096, 8192] {
-                let block = [128, 256].into_iter().flat_map(|t| {
+                let block = [64, 128, 256].into_iter().flat_map(|t| {
                     warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD.map(|k| (MergeKernel::Block, k, t))
                 });
                 let warp = warpsort::kernels::config::MERGE_KEYS_PER_LANE.map(|k| (MergeKernel::WarpBitonic, k, 0));

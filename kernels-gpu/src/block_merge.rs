@@ -22,19 +22,21 @@ use crate::config::{WARP_SIZE, block_merge_smem_slots};
 use crate::item::{Item, Items, Key, Pair, Word};
 use crate::merge_path::{Pass, merge_path_by};
 
-/// Shared-memory slot of tile element `e`: one skip every 32 slots.
+/// Shared-memory slot of tile element `e`: one skip every 32 slots. Indices
+/// inside a tile are `u32`: 32-bit arithmetic is half the instructions of
+/// `usize`'s 64-bit, and the merge is bound by instruction issue.
 #[inline(always)]
-fn skew(e: usize) -> usize {
-    e + e / WARP_SIZE as usize
+fn skew(e: u32) -> usize {
+    (e + e / WARP_SIZE) as usize
 }
 
 /// The serial merge's state: the next unconsumed A and B slots of `A ++ B`
 /// in shared memory and the items there.
 struct Cursor<I> {
-    ai: usize,
-    bj: usize,
-    la: usize,
-    end: usize,
+    ai: u32,
+    bj: u32,
+    la: u32,
+    end: u32,
     xa: I,
     xb: I,
 }
@@ -43,7 +45,7 @@ impl<I: Item> Cursor<I> {
     /// At A index `ai` and B index `bi` of sequences of `la` and `lb` items;
     /// `at(i)` reads slot `i` of `A ++ B`, `i <= la + lb`.
     #[inline(always)]
-    fn new(at: &impl Fn(usize) -> I, ai: usize, la: usize, bi: usize, lb: usize) -> Self {
+    fn new(at: &impl Fn(u32) -> I, ai: u32, la: u32, bi: u32, lb: u32) -> Self {
         Cursor { ai, bj: la + bi, la, end: la + lb, xa: at(ai), xb: at(la + bi) }
     }
 
@@ -51,7 +53,7 @@ impl<I: Item> Cursor<I> {
     /// drops. One shared-memory read per output: the side just taken advances
     /// (clamped, so that junk steps stay inside the tile).
     #[inline(always)]
-    fn step(&mut self, at: &impl Fn(usize) -> I) -> I {
+    fn step(&mut self, at: &impl Fn(u32) -> I) -> I {
         let take_b = self.bj < self.end && (self.ai >= self.la || self.xa.gt(&self.xb));
         let out = if take_b { self.xb } else { self.xa };
         let next = if take_b { self.bj + 1 } else { self.ai + 1 }.min(self.end);
@@ -65,20 +67,19 @@ impl<I: Item> Cursor<I> {
         }
         out
     }
-
 }
 
 /// Merges `n` consecutive outputs, from A index `ai` and B index `bi` on, by
 /// [`Cursor`] steps, handing each to `emit` as it is made (no register array).
 #[inline(always)]
 fn serial_merge<I: Item>(
-    at: impl Fn(usize) -> I,
-    ai: usize,
-    la: usize,
-    bi: usize,
-    lb: usize,
-    n: usize,
-    mut emit: impl FnMut(usize, I),
+    at: impl Fn(u32) -> I,
+    ai: u32,
+    la: u32,
+    bi: u32,
+    lb: u32,
+    n: u32,
+    mut emit: impl FnMut(u32, I),
 ) {
     let mut c = Cursor::new(&at, ai, la, bi, lb);
     for r in 0..n {
@@ -101,47 +102,49 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     parts: *const u64,
 ) {
     let pass = Pass { n: n as usize, run: run as usize };
-    let threads = block_dim() as usize;
-    let tile = threads * N;
-    let t = thread_idx() as usize;
+    let threads = block_dim();
+    let n_out = N as u32;
+    let tile = threads * n_out;
+    let t = thread_idx();
     let b = block_idx() as usize;
-    let o = b * tile;
+    let o = b * tile as usize;
     let (a_begin, a_end, b_end) = pass.pair(o);
-    let count = tile.min(b_end - o);
+    // Tile-local counts fit in u32 (a tile is at most 1024 * 16 items).
+    let count = (tile as usize).min(b_end - o) as u32;
     // SAFETY: parts has one slot per tile.
     let a0 = unsafe { *parts.add(b) } as usize;
-    let a1 = if o + tile < b_end { (unsafe { *parts.add(b + 1) }) as usize } else { a_end };
-    let la = a1 - a0;
+    let a1 = if o + (tile as usize) < b_end { (unsafe { *parts.add(b + 1) }) as usize } else { a_end };
+    let la = (a1 - a0) as u32;
     let lb = count - la;
     // First B input of the tile: outputs before it took (a0 - a_begin) from A.
     let b0 = a_end + (o - a_begin) - (a0 - a_begin);
 
     // Two regions of shared memory: the inputs A ++ B, and the outputs.
     let sm: *mut Pair<K, V> = dynamic_smem();
-    let region = block_merge_smem_slots(tile) / 2;
+    let region = block_merge_smem_slots(tile as usize) / 2;
     // SAFETY (shared memory): every slot index is below the region's size.
-    let at = |i: usize| unsafe { *sm.add(skew(i)) };
-    let put = |i: usize, p: Pair<K, V>| unsafe { *sm.add(skew(i)) = p };
-    let out_at = |i: usize| unsafe { *sm.add(region + skew(i)) };
-    let out_put = |i: usize, p: Pair<K, V>| unsafe { *sm.add(region + skew(i)) = p };
+    let at = |i: u32| unsafe { *sm.add(skew(i)) };
+    let put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(skew(i)) = p };
+    let out_at = |i: u32| unsafe { *sm.add(region + skew(i)) };
+    let out_put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(region + skew(i)) = p };
 
     // Stage A ++ B, coalesced: all `N` loads of a thread issued before the
     // first shared-memory store (loads in flight are what hide DRAM latency).
     let staged: [Pair<K, V>; N] = core::array::from_fn(|r| {
-        let e = t + r * threads;
+        let e = t + r as u32 * threads;
         // SAFETY: A indices a0 + e < a1, B indices b0 + (e - la) < b0 + lb.
         unsafe {
             if e < la {
-                src.get(a0 + e)
+                src.get(a0 + e as usize)
             } else if e < count {
-                src.get(b0 + e - la)
+                src.get(b0 + (e - la) as usize)
             } else {
                 Pair::pad()
             }
         }
     });
     for (r, p) in staged.iter().enumerate() {
-        put(t + r * threads, *p);
+        put(t + r as u32 * threads, *p);
     }
     sync_block();
 
@@ -150,19 +153,19 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     // they do not store.)
     // Each output goes straight to the output region: blocked to striped
     // through shared memory, then coalesced stores.
-    let diag = (t * N).min(count);
+    let diag = (t * n_out).min(count);
     let ai = merge_path_by(at, la, |j| at(la + j), lb, diag);
-    serial_merge(at, ai, la, diag - ai, lb, N, |r, p| {
+    serial_merge(at, ai, la, diag - ai, lb, n_out, |r, p| {
         if diag + r < count {
             out_put(diag + r, p)
         }
     });
     sync_block();
-    for r in 0..N {
+    for r in 0..n_out {
         let e = t + r * threads;
         if e < count {
             // SAFETY: o + e < o + count <= n; the tile is this block's.
-            unsafe { dst.set(o + e, out_at(e)) };
+            unsafe { dst.set(o + e as usize, out_at(e)) };
         }
     }
 }
@@ -183,30 +186,34 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
 /// shared memory holds `config::block_merge_smem_slots(seg)` items.
 #[inline(always)]
 pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(src: Items<K, V>, dst: Items<K, V>, n: u64, seg: u64) {
-    let (n, tile) = (n as usize, seg as usize);
-    let threads = block_dim() as usize;
-    let t = thread_idx() as usize;
-    let (warp, lane) = (t / WARP_SIZE as usize, lane_id());
-    let warp_tile = WARP_SIZE as usize * N;
-    let start = block_idx() as usize * tile;
+    let n = n as usize;
+    let tile = seg as u32;
+    let threads = block_dim();
+    let t = thread_idx();
+    let (warp, lane) = (t / WARP_SIZE, lane_id());
+    let n_out = N as u32;
+    let warp_tile = WARP_SIZE * n_out;
+    let start = block_idx() as usize * tile as usize;
     if start >= n {
         return;
     }
-    let len = tile.min(n - start);
+    let len = (tile as usize).min(n - start) as u32;
 
     let sm: *mut Pair<K, V> = dynamic_smem();
-    let region = block_merge_smem_slots(tile) / 2;
+    let region = block_merge_smem_slots(tile as usize) / 2;
     // SAFETY (shared memory): slots below 2 * region.
-    let at = |reg: usize, i: usize| unsafe { *sm.add(reg * region + skew(i)) };
-    let put = |reg: usize, i: usize, p: Pair<K, V>| unsafe { *sm.add(reg * region + skew(i)) = p };
+    let at = |reg: usize, i: u32| unsafe { *sm.add(reg * region + skew(i)) };
+    let put = |reg: usize, i: u32, p: Pair<K, V>| unsafe { *sm.add(reg * region + skew(i)) = p };
 
     // Warp runs, sorted in registers.
     let w0 = warp * warp_tile;
     // SAFETY: reads below len only.
-    let mut x = unsafe { load_blocked::<K, V, N>(&src.offset(start + w0.min(len)), lane as usize, len.saturating_sub(w0)) };
+    let mut x = unsafe {
+        load_blocked::<K, V, N>(&src.offset(start + w0.min(len) as usize), lane as usize, len.saturating_sub(w0) as usize)
+    };
     warp_sort(&mut x, lane);
     for (r, p) in x.iter().enumerate() {
-        put(0, w0 + lane as usize * N + r, *p);
+        put(0, w0 + lane * n_out + r as u32, *p);
     }
     sync_block();
 
@@ -214,13 +221,13 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(src: Items<K, V>, dst:
     let mut reg = 0;
     let mut run = warp_tile;
     while run < tile {
-        let o = t * N;
+        let o = t * n_out;
         let pair = o / (2 * run) * (2 * run);
         let diag = o - pair;
-        let from = |i: usize| at(reg, pair + i);
+        let from = |i: u32| at(reg, pair + i);
         let ai = merge_path_by(from, run, |j| from(run + j), run, diag);
         let to = 1 - reg;
-        serial_merge(from, ai, run, diag - ai, run, N, |r, p| put(to, o + r, p));
+        serial_merge(from, ai, run, diag - ai, run, n_out, |r, p| put(to, o + r, p));
         sync_block();
         reg = to;
         run *= 2;
@@ -230,7 +237,7 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(src: Items<K, V>, dst:
     let mut e = t;
     while e < len {
         // SAFETY: start + e < n; the tile is this block's.
-        unsafe { dst.set(start + e, at(reg, e)) };
+        unsafe { dst.set(start + e as usize, at(reg, e)) };
         e += threads;
     }
 }

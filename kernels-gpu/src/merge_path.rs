@@ -33,15 +33,43 @@ impl Pass {
 
 /// Merge path over two sorted sequences given by accessors: how many of the
 /// first `diag` outputs come from A (ties from A first).
+/// Indices are `usize` in global memory and `u32` inside a tile (half the
+/// integer instructions of 64-bit arithmetic).
 #[inline(always)]
-pub fn merge_path_by<I: Item>(a: impl Fn(usize) -> I, la: usize, b: impl Fn(usize) -> I, lb: usize, diag: usize) -> usize {
+pub fn merge_path_by<I: Item, X: Index>(a: impl Fn(X) -> I, la: X, b: impl Fn(X) -> I, lb: X, diag: X) -> X {
     let mut lo = diag.saturating_sub(lb);
     let mut hi = diag.min(la);
     while lo < hi {
-        let mid = (lo + hi) / 2;
-        if a(mid).gt(&b(diag - 1 - mid)) { hi = mid } else { lo = mid + 1 }
+        let mid = (lo + hi) >> 1;
+        if a(mid).gt(&b(diag - X::ONE - mid)) { hi = mid } else { lo = mid + X::ONE }
     }
     lo
+}
+
+/// An unsigned index type a merge-path search runs on.
+pub trait Index:
+    Copy + Ord + core::ops::Add<Output = Self> + core::ops::Sub<Output = Self> + core::ops::Shr<u32, Output = Self>
+{
+    /// One.
+    const ONE: Self;
+    /// `self - other`, or zero below it.
+    fn saturating_sub(self, other: Self) -> Self;
+}
+
+impl Index for u32 {
+    const ONE: Self = 1;
+    #[inline(always)]
+    fn saturating_sub(self, other: Self) -> Self {
+        u32::saturating_sub(self, other)
+    }
+}
+
+impl Index for usize {
+    const ONE: Self = 1;
+    #[inline(always)]
+    fn saturating_sub(self, other: Self) -> Self {
+        usize::saturating_sub(self, other)
+    }
 }
 
 /// Merge-path search in global memory (binary: [`merge_path_by`]). Items
