@@ -261,16 +261,7 @@ macro_rules! entries {
                 /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * 8` items.
                 fn tile_sort<$K, $V>(n: u64, seg: u64) => sort_tiles::<$K, $V, { crate::config::KEYS_PER_LANE as usize }>
             );
-            #[doc = "8 outputs per thread."]
-            pub mod k8 {
-                use super::*;
-                pass!(8, "block_merge8");
-            }
-            #[doc = "16 outputs per thread."]
-            pub mod k16 {
-                use super::*;
-                pass!(16, "block_merge16");
-            }
+            crate::block_merge_widths!(width_modules, pass);
         }
     };
 }

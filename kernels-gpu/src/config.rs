@@ -16,8 +16,39 @@ pub const LOG_WARP_SIZE: u32 = 5;
 /// (warp sort, the warp merges, the primitives).
 pub const WARP_KERNEL_THREADS: u32 = 256;
 
+/// The kernel instances built for each width, listed once: every entry is
+/// `(module, keys per lane, kernel name prefix)`. The device crate
+/// instantiates its kernels from these lists (`crate::width_modules`), the
+/// host reads the widths from the constants below, made from the same lists.
+/// `$m! { extra tokens; entries }` is called with the list.
+#[macro_export]
+macro_rules! warp_sort_widths {
+    ($m:ident $(, $extra:tt)*) => {
+        $m! { $($extra)*; (k32, 1, "warp_sort32"), (k64, 2, "warp_sort64"), (k128, 4, "warp_sort128"),
+              (k256, 8, "warp_sort256"), (k512, 16, "warp_sort512") }
+    };
+}
+/// Merge-pass widths (see [`warp_sort_widths!`]): windows of `32 * k` outputs.
+#[macro_export]
+macro_rules! merge_pass_widths {
+    ($m:ident $(, $extra:tt)*) => {
+        $m! { $($extra)*; (w128, 4, "merge_pass128"), (w256, 8, "merge_pass256"), (w512, 16, "merge_pass512") }
+    };
+}
+/// Block-merge widths (see [`warp_sort_widths!`]): outputs per thread.
+#[macro_export]
+macro_rules! block_merge_widths {
+    ($m:ident $(, $extra:tt)*) => {
+        $m! { $($extra)*; (k8, 8, "block_merge8"), (k16, 16, "block_merge16") }
+    };
+}
+/// The keys-per-lane column of a width list.
+macro_rules! widths_array {
+    (; $(($module:ident, $k:literal, $name:literal)),*) => { [$($k),*] };
+}
+
 /// Keys per lane for the batched warp sorts: a warp sorts `32 * K` keys.
-pub const WARP_SORT_KEYS_PER_LANE: [u32; 5] = [1, 2, 4, 8, 16];
+pub const WARP_SORT_KEYS_PER_LANE: [u32; 5] = warp_sort_widths!(widths_array);
 /// Segments one warp sorts together (their networks interleaved, so that
 /// short segments still keep enough loads in flight): 8 for 32-key segments,
 /// down to 1 from 256 keys on.
@@ -52,7 +83,7 @@ pub const ELEMENTWISE_THREADS: u32 = 256;
 
 /// Keys per lane GPU-Warpsort's merge windows may use: a warp merges a window
 /// of `32 * k` outputs in registers (kernels `merge_pass{32k}_*`).
-pub const MERGE_KEYS_PER_LANE: [u32; 3] = [4, 8, 16];
+pub const MERGE_KEYS_PER_LANE: [u32; 3] = merge_pass_widths!(widths_array);
 /// The default keys per lane of a key-only merge window (tuned on an H200).
 pub const DEFAULT_MERGE_KEYS_PER_LANE: u32 = 8;
 /// The default keys per lane of a key-value merge window (tuned on an H200:
@@ -65,7 +96,7 @@ pub const DEFAULT_MERGE_KEYS_PER_LANE_PAIRS: u32 = 4;
 pub const MERGE_BLOCK_THREADS: u32 = 128;
 /// Outputs per thread the block-merge passes may use (kernels
 /// `block_merge{k}_*`): a block merges a tile of `MERGE_BLOCK_THREADS * k`.
-pub const BLOCK_MERGE_KEYS_PER_THREAD: [u32; 2] = [8, 16];
+pub const BLOCK_MERGE_KEYS_PER_THREAD: [u32; 2] = block_merge_widths!(widths_array);
 /// The default outputs per thread of a block-merge pass (16 beat 8 on an
 /// H200 for keys and pairs: the merge-path search is shared by more outputs).
 pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD: u32 = 16;

@@ -101,6 +101,21 @@ macro_rules! src_dst_kernel {
     };
 }
 
+/// One module per width of a width list (`config::warp_sort_widths!` and
+/// its kin), each holding `$kernel!(keys per lane, name prefix)`.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! width_modules {
+    ($kernel:ident; $(($module:ident, $k:literal, $name:literal)),*) => {
+        $(
+            #[doc = concat!("Kernels `", $name, "_*`.")]
+            pub mod $module {
+                use super::*;
+                $kernel!($k, $name);
+            }
+        )*
+    };
+}
+
 /// Declares the modules that exist only in the nvptx build.
 macro_rules! device_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(target_arch = "nvptx64")] pub mod $m; )* };

@@ -211,21 +211,7 @@ macro_rules! entries {
                     );
                 };
             }
-            #[doc = "Windows of 128."]
-            pub mod w128 {
-                use super::*;
-                pass!(4, "merge_pass128");
-            }
-            #[doc = "Windows of 256."]
-            pub mod w256 {
-                use super::*;
-                pass!(8, "merge_pass256");
-            }
-            #[doc = "Windows of 512."]
-            pub mod w512 {
-                use super::*;
-                pass!(16, "merge_pass512");
-            }
+            crate::merge_pass_widths!(width_modules, pass);
         }
     };
 }

@@ -110,31 +110,7 @@ macro_rules! entries {
                     }
                 };
             }
-            #[doc = "One segment size."]
-            pub mod k32 {
-                use super::*;
-                one!(1, "warp_sort32");
-            }
-            #[doc = "One segment size."]
-            pub mod k64 {
-                use super::*;
-                one!(2, "warp_sort64");
-            }
-            #[doc = "One segment size."]
-            pub mod k128 {
-                use super::*;
-                one!(4, "warp_sort128");
-            }
-            #[doc = "One segment size."]
-            pub mod k256 {
-                use super::*;
-                one!(8, "warp_sort256");
-            }
-            #[doc = "One segment size."]
-            pub mod k512 {
-                use super::*;
-                one!(16, "warp_sort512");
-            }
+            crate::warp_sort_widths!(width_modules, one);
             /// Segments of up to `chunk <= 256` keys, several per warp, 8 keys per lane.
             #[unsafe(export_name = concat!("warp_sort_chunks_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn chunks(keys: *mut $K, vals: *mut $V, n: u64, seg: u32, chunk: u32) {
