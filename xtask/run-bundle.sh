@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs warpsort's GPU test suite and benchmark on a GPU machine with no Rust:
 # `bash run.sh [bench options]` inside the folder `cargo xtask bundle` made.
-# SKIP_TESTS=1, SKIP_BENCH=1 and SKIP_CUB=1 (no nvcc build of the CUB harness,
-# about three minutes) leave parts out.
+# SKIP_TESTS=1, SKIP_BENCH=1 and SKIP_CUB=1 (no CUB beside warpsort) leave
+# parts out. The CUB harness is ./cub_bench when the bundle carries one (built
+# for sm_90 and newer where `cargo xtask bundle` found nvcc), else compiled
+# here with nvcc for this GPU (about three minutes).
 # Results and logs go to $OUT (default ./out). Exit status: non-zero when any
 # test or the benchmark failed.
 set -u -o pipefail
@@ -13,7 +15,9 @@ export WARPSORT_REQUIRE_GPU=1
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader || true
 
 cub=()
-if [ "${SKIP_CUB:-0}" != 1 ] && [ -f cub_bench.cu ] && command -v nvcc >/dev/null; then
+if [ "${SKIP_CUB:-0}" != 1 ] && [ -x cub_bench ]; then
+  cub=(--cub ./cub_bench)   # built by `cargo xtask bundle` where nvcc was found
+elif [ "${SKIP_CUB:-0}" != 1 ] && [ -f cub_bench.cu ] && command -v nvcc >/dev/null; then
   cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
   if nvcc -O3 -std=c++17 -arch=sm_"${cc:-90}" -o cub_bench cub_bench.cu 2>"$OUT/nvcc.log"; then
     cub=(--cub ./cub_bench)

@@ -431,7 +431,7 @@ fn progress(msg: &str) {
 }
 
 fn sizes(opts: &Options) -> Vec<usize> {
-    if opts.quick { vec![1 << 20, 1 << 22, 1 << 24] } else { vec![1 << 20, 1 << 22, 1 << 24, 1 << 26] }
+    if opts.quick { vec![1 << 20, 1 << 22, 1 << 24] } else { (20..=28).step_by(2).map(|p| 1 << p).collect() }
 }
 
 fn input<K: SortKey>(dist: Dist, n: usize) -> Vec<K>
@@ -614,30 +614,32 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let n = 1 << 24;
         progress("GPU-Warpsort parameters, n = 2^24");
         let keys_in = input::<u32>(Dist::Uniform, n);
+        let step1 =
+            [(TileSort::BlockBitonic, &[4096usize, 8192][..]), (TileSort::WarpMerge, &[4096, 8192, 16_384][..])];
         for pairs in [false, true] {
-            for tile in [2048usize, 4096, 8192] {
-                let block = [64, 128, 256].into_iter().flat_map(|t| {
-                    warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD.map(|k| (MergeKernel::Block, k, t))
-                });
-                let warp = warpsort::kernels::config::MERGE_KEYS_PER_LANE.map(|k| (MergeKernel::WarpBitonic, k, 0));
-                for (merge, k, t) in block.chain(warp) {
-                    // Step 1 both ways for the block merge (Fig. 11); the
-                    // warp bitonic merge with the default step 1 only.
-                    let step1: &[TileSort] = match merge {
-                        MergeKernel::Block => &[TileSort::WarpMerge, TileSort::BlockBitonic],
-                        MergeKernel::WarpBitonic => &[TileSort::BlockBitonic],
-                    };
-                    for &tile_sort in step1 {
-                        let cfg = WarpsortConfig { tile, tile_sort, merge, merge_keys_per_lane: k, merge_threads: t };
-                        if cfg.validate().is_err() {
-                            continue;
-                        }
+            for (tile_sort, tiles) in step1 {
+                for &tile in tiles {
+                    for (k, t) in [(16, 128), (8, 128), (16, 256), (8, 256)] {
+                        let cfg = WarpsortConfig {
+                            tile,
+                            tile_sort,
+                            merge: MergeKernel::Block,
+                            merge_keys_per_lane: k,
+                            merge_threads: t,
+                        };
                         let o = SortOptions { warpsort: cfg, ..Default::default() };
-                        let name =
-                            format!("warpsort tile={tile} step1={tile_sort:?} merge={merge:?} k={k} threads={t}");
+                        let name = format!("warpsort tile={tile} step1={tile_sort:?} merge=Block k={k} threads={t}");
                         b.sort_row_with::<u32, u32>("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
                     }
                 }
+            }
+            // The warp bitonic merge of merge-path windows, for reference.
+            for k in warpsort::kernels::config::MERGE_KEYS_PER_LANE {
+                let cfg =
+                    WarpsortConfig { merge: MergeKernel::WarpBitonic, merge_keys_per_lane: k, ..Default::default() };
+                let o = SortOptions { warpsort: cfg, ..Default::default() };
+                let name = format!("warpsort merge=WarpBitonic k={k}");
+                b.sort_row_with::<u32, u32>("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
             }
         }
         // Wider items: 8-byte keys, and 16-byte pairs (u32 key, u64 value),
@@ -657,20 +659,62 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
     if opts.wants("steps") {
         let n = 1 << 24;
         let keys_in = input::<u32>(Dist::Uniform, n);
-        for pairs in [false, true] {
-            progress(&format!("GPU-Warpsort time per step, n = 2^24, {}", if pairs { "pairs" } else { "keys" }));
-            let mut k = s.clone_htod(&keys_in)?;
-            let mut v = s.clone_htod(&(0..n as u32).collect::<Vec<_>>())?;
-            gpu.sort_pairs(&mut k, &mut v, &SortOptions::default())?; // warm-up
-            s.memcpy_htod(&keys_in, &mut k)?;
-            gpu.profile_begin();
-            if pairs {
-                gpu.sort_pairs(&mut k, &mut v, &SortOptions::default())?
-            } else {
-                gpu.sort(&mut k)?
+        let warp_merge = WarpsortConfig { tile: 8192, tile_sort: TileSort::WarpMerge, ..Default::default() };
+        for (label, cfg) in [("default", WarpsortConfig::default()), ("step1=WarpMerge tile=8192", warp_merge)] {
+            let o = SortOptions { warpsort: cfg, ..Default::default() };
+            for pairs in [false, true] {
+                let what = if pairs { "pairs" } else { "keys" };
+                progress(&format!("GPU-Warpsort time per step ({label}), n = 2^24, {what}"));
+                let mut k = s.clone_htod(&keys_in)?;
+                let mut v = s.clone_htod(&(0..n as u32).collect::<Vec<_>>())?;
+                gpu.sort_pairs(&mut k, &mut v, &o)?; // warm-up
+                s.memcpy_htod(&keys_in, &mut k)?;
+                gpu.profile_begin();
+                if pairs {
+                    gpu.sort_pairs(&mut k, &mut v, &o)?
+                } else {
+                    gpu.sort_with(&mut k, &o)?
+                }
+                for t in gpu.profile_end()? {
+                    println!(
+                        "steps     {label:<26} {what:<5} {:<28} {:>2} launches {:>9.3} ms",
+                        t.kernel, t.launches, t.ms
+                    );
+                }
             }
-            for t in gpu.profile_end()? {
-                println!("steps     {:<32} {} launches {:>9.3} ms", t.kernel, t.launches, t.ms);
+        }
+        progress("GPU-Warpsort time per step (default), n = 2^24, u32 key + u64 value");
+        let mut k = s.clone_htod(&keys_in)?;
+        let mut v = s.clone_htod(&(0..n as u64).collect::<Vec<_>>())?;
+        gpu.sort_pairs(&mut k, &mut v, &SortOptions::default())?; // warm-up
+        s.memcpy_htod(&keys_in, &mut k)?;
+        gpu.profile_begin();
+        gpu.sort_pairs(&mut k, &mut v, &SortOptions::default())?;
+        for t in gpu.profile_end()? {
+            println!(
+                "steps     {:<26} {:<5} {:<28} {:>2} launches {:>9.3} ms",
+                "default", "u32:u64", t.kernel, t.launches, t.ms
+            );
+        }
+        // Step 1 alone at every tile size: what each merge round in shared
+        // memory costs (the merge passes run with small windows, unreported).
+        progress("step 1 per tile size, n = 2^24, keys");
+        for (tile_sort, tiles) in [
+            (TileSort::WarpMerge, &[512usize, 1024, 2048, 4096, 8192, 16_384][..]),
+            (TileSort::BlockBitonic, &[512, 1024, 2048, 4096, 8192][..]),
+        ] {
+            for &tile in tiles {
+                let cfg =
+                    WarpsortConfig { tile, tile_sort, merge_keys_per_lane: 8, merge_threads: 64, ..Default::default() };
+                let mut k = s.clone_htod(&keys_in)?;
+                gpu.sort_with(&mut k, &SortOptions { warpsort: cfg, ..Default::default() })?; // warm-up
+                s.memcpy_htod(&keys_in, &mut k)?;
+                gpu.profile_begin();
+                gpu.sort_with(&mut k, &SortOptions { warpsort: cfg, ..Default::default() })?;
+                let first = gpu.profile_end()?.into_iter().next();
+                if let Some(t) = first {
+                    println!("steps     step1 tile={tile:<6} {:<36} {:>9.3} ms", t.kernel, t.ms);
+                }
             }
         }
         progress("fused bitonic time per kernel, n = 2^24, keys");

@@ -62,10 +62,29 @@ pub struct Gpu {
     profile: Mutex<Option<Vec<(String, CudaEvent, CudaEvent)>>>,
 }
 
+/// A function of the module and the most threads per block it runs with.
+#[derive(Clone)]
+pub(crate) struct Kernel {
+    f: CudaFunction,
+    max_threads: u32,
+}
+
+impl Kernel {
+    fn check_block(&self, name: &str, block: u32) -> Result<()> {
+        let max = self.max_threads;
+        if block > max {
+            return Err(Error::BadConfig(format!(
+                "kernel {name} runs at most {max} threads per block on this GPU (its registers), {block} asked: use a smaller tile or merge_threads"
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// A loaded module and the functions looked up in it.
 struct Kernels {
     module: Arc<CudaModule>,
-    functions: Mutex<HashMap<String, CudaFunction>>,
+    functions: Mutex<HashMap<String, Kernel>>,
 }
 
 /// Time spent in one kernel while profiling ([`Gpu::profile_end`]).
@@ -234,16 +253,25 @@ impl Gpu {
         Ok(self.stream.synchronize()?)
     }
 
-    /// A kernel by name, loaded once (and allowed the device's full shared memory).
-    pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
+    /// A kernel by name, loaded once (and allowed the device's full shared
+    /// memory), with the most threads per block its registers allow here.
+    pub(crate) fn kernel_fn(&self, name: &str) -> Result<Kernel> {
         let mut map = self.kernels.functions.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(f) = map.get(name) {
-            return Ok(f.clone());
+        if let Some(k) = map.get(name) {
+            return Ok(k.clone());
         }
         let f = self.kernels.module.load_function(name).map_err(|e| Error::PtxLoad(format!("kernel {name}: {e}")))?;
         f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.info.max_smem as i32)?;
-        map.insert(name.to_string(), f.clone());
-        Ok(f)
+        let max_threads = f.get_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32;
+        let k = Kernel { f, max_threads };
+        map.insert(name.to_string(), k.clone());
+        Ok(k)
+    }
+
+    /// Refuses `block` threads per block for `name` where its registers
+    /// allow fewer on this GPU (before anything is launched).
+    pub(crate) fn check_block(&self, name: &str, block: u32) -> Result<()> {
+        self.kernel_fn(name)?.check_block(name, block)
     }
 
     /// Launches `name` with `grid` blocks of `block` threads, `smem` bytes of
@@ -252,7 +280,9 @@ impl Gpu {
         if grid == 0 {
             return Ok(());
         }
-        let f = self.function(name)?;
+        let kernel = self.kernel_fn(name)?;
+        kernel.check_block(name, block)?;
+        let f = kernel.f;
         let mut b = self.stream.launch_builder(&f);
         for a in args {
             match a {

@@ -66,7 +66,7 @@ impl RawItems {
     /// Bytes of one item in shared memory (the device's `Pair<K, V>`: its
     /// size rounded up to its alignment, the larger of key and payload).
     pub fn item_bytes(&self) -> usize {
-        (self.key_bytes + self.val_bytes).next_multiple_of(self.key_bytes.max(self.val_bytes))
+        crate::sort::item_bytes(self.key_bytes, self.val_bytes)
     }
 
     /// The same types at other addresses.

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Arg, DevPtr, Gpu, blocks_for};
 use crate::items::RawItems;
 use crate::key::{Order, Payload, SortKey};
-use crate::sort::SortOptions;
+use crate::sort::{NO_SAMPLES, SortOptions};
 use crate::verify::Check;
 
 /// Which kernel sorts segments of a given length.
@@ -171,7 +171,7 @@ impl Gpu {
                     &[k, v, Arg::U64(items.n as u64), Arg::U32(seg_len as u32)],
                 )
             }
-            SegmentKernel::Block { tile } => self.block_sort(items, items, seg_len, tile as usize),
+            SegmentKernel::Block { tile } => self.block_sort(items, items, seg_len, tile as usize, NO_SAMPLES),
         })
     }
 }

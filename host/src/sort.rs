@@ -2,10 +2,11 @@
 
 use cudarc::driver::CudaSlice;
 use warpsort_kernels::config::{
-    BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, BLOCK_THREADS, BLOCK_TILE,
-    DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD, DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE, DEFAULT_MERGE_KEYS_PER_LANE,
-    DEFAULT_MERGE_KEYS_PER_LANE_PAIRS, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, MERGE_BLOCK_THREADS,
-    MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE, block_merge_smem_slots,
+    BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_THREADS, BLOCK_TILE, DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
+    DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE, DEFAULT_MERGE_KEYS_PER_LANE, DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
+    DEFAULT_TILE, DEFAULT_TILE_WIDE, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, KEYS_PER_LANE, MERGE_BLOCK_THREADS,
+    MERGE_KEYS_PER_LANE, PARTITION_THREADS, SAMPLE_STRIDE, TILE_MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE,
+    merge_pass_smem_slots, tile_merge_smem_slots,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -64,27 +65,43 @@ pub enum MergeKernel {
 pub enum TileSort {
     /// Block-based bitonic sort: the warps' networks in registers, the
     /// strides that cross warps through shared memory with block barriers
-    /// (`block_sort_*`). The default: on an H200 it beat `WarpMerge` by 4%
-    /// for keys (2% slower for pairs).
-    #[default]
+    /// (`block_sort_*`, 8 keys per thread).
     BlockBitonic,
-    /// Warp-based: every warp sorts `32 * KEYS_PER_LANE` items with the
-    /// barrier-free bitonic network, then the block merges the warps' runs
-    /// in shared memory (`merge_tile_sort_*`).
+    /// Warp-based, the default: every warp sorts `32 * 16` items with the
+    /// barrier-free bitonic network in registers, then the block merges the
+    /// warps' runs in shared memory (`merge_tile_sort_*`). On an H200 it
+    /// beat `BlockBitonic` by 10-15% (tiles of 8192 against 4096).
+    #[default]
     WarpMerge,
 }
 
-/// GPU-Warpsort's tuning parameters.
+impl TileSort {
+    /// The smallest and the largest tile (a power of two) this step 1 sorts:
+    /// from one warp's tile to 1024 threads' worth.
+    pub fn tile_range(self) -> (usize, usize) {
+        let per_thread = match self {
+            TileSort::BlockBitonic => KEYS_PER_LANE,
+            TileSort::WarpMerge => TILE_MERGE_KEYS_PER_LANE,
+        } as usize;
+        (WARP_SIZE as usize * per_thread, 1024 * per_thread)
+    }
+}
+
+/// GPU-Warpsort's tuning parameters. Zero picks the tuned default for the
+/// items being sorted.
 ///
 /// ```
 /// let c = warpsort::WarpsortConfig::default();
 /// assert!(c.validate().is_ok());
+/// assert_eq!((c.tile_for(4), c.tile_for(16)), (8192, 4096));
 /// assert!(warpsort::WarpsortConfig { tile: 1000, ..c }.validate().is_err());
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WarpsortConfig {
-    /// Step 1: keys per block tile (a power of two, 256 to 8192), sorted by
-    /// warp networks in registers and cross-warp stages in shared memory.
+    /// Step 1: items per tile, a power of two in [`TileSort::tile_range`]
+    /// and at least a merge window; 0 picks `DEFAULT_TILE` (8192) for items
+    /// of up to 8 bytes and `DEFAULT_TILE_WIDE` (4096) for 16-byte items
+    /// with `TileSort::WarpMerge`, `BLOCK_TILE` (4096) with `BlockBitonic`.
     pub tile: usize,
     /// Step 1: how tiles are sorted.
     pub tile_sort: TileSort,
@@ -93,32 +110,33 @@ pub struct WarpsortConfig {
     /// Outputs per lane of a merge: for [`MergeKernel::WarpBitonic`] 4, 8 or
     /// 16 (windows of 128, 256 or 512, one warp each; 0 picks 8 for key-only,
     /// 4 for key-value), for [`MergeKernel::Block`] 8 or 16 (tiles of
-    /// `merge_threads * k`; 0 picks 16, or 8 for 16-byte items).
+    /// `merge_threads * k`; 0 picks 16 for 4-byte items, 8 for wider ones).
     pub merge_keys_per_lane: u32,
     /// Threads per block of [`MergeKernel::Block`] (a power of two, 64 to
     /// 1024; 0 picks `MERGE_BLOCK_THREADS`).
     pub merge_threads: u32,
 }
 
-impl Default for WarpsortConfig {
-    fn default() -> Self {
-        WarpsortConfig {
-            tile: BLOCK_TILE as usize,
-            tile_sort: TileSort::default(),
-            merge: MergeKernel::default(),
-            merge_keys_per_lane: 0,
-            merge_threads: 0,
-        }
-    }
-}
+/// The item shapes a configuration must suit: (key-value, bytes per item).
+const ITEM_SHAPES: [(bool, usize); 4] = [(false, 4), (false, 8), (true, 8), (true, 16)];
 
 impl WarpsortConfig {
+    /// Step 1's tile for `item_bytes`-byte items (see [`WarpsortConfig::tile`]).
+    pub fn tile_for(&self, item_bytes: usize) -> usize {
+        match (self.tile, self.tile_sort) {
+            (0, TileSort::WarpMerge) if item_bytes > 8 => DEFAULT_TILE_WIDE as usize,
+            (0, TileSort::WarpMerge) => DEFAULT_TILE as usize,
+            (0, TileSort::BlockBitonic) => BLOCK_TILE as usize,
+            (tile, _) => tile,
+        }
+    }
+
     /// Outputs per lane of the merge, for key-only or key-value sorts of
     /// `item_bytes`-byte items (key and payload, padded to the key's
     /// alignment).
     pub fn merge_keys(&self, pairs: bool, item_bytes: usize) -> u32 {
         match (self.merge, self.merge_keys_per_lane, pairs) {
-            (MergeKernel::Block, 0, _) if item_bytes > 8 => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE,
+            (MergeKernel::Block, 0, _) if item_bytes > 4 => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE,
             (MergeKernel::Block, 0, _) => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
             (MergeKernel::WarpBitonic, 0, false) => DEFAULT_MERGE_KEYS_PER_LANE,
             (MergeKernel::WarpBitonic, 0, true) => DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
@@ -145,16 +163,14 @@ impl WarpsortConfig {
         (self.merge_lanes() * self.merge_keys(pairs, item_bytes)) as usize
     }
 
-    /// The smallest and the largest window any item type may get.
-    fn window_range(&self) -> (usize, usize) {
-        let ws = [(false, 4), (true, 8), (true, 16)].map(|(p, b)| self.window(p, b));
-        (*ws.iter().min().unwrap(), *ws.iter().max().unwrap())
-    }
-
-    /// Checks the parameters against what the kernels support.
+    /// Checks the parameters against what the kernels support, for every
+    /// item shape.
     pub fn validate(&self) -> Result<()> {
-        let tile_ok = self.tile.is_power_of_two()
-            && (BLOCK_SORT_MIN_TILE as usize..=BLOCK_SORT_MAX_TILE as usize).contains(&self.tile);
+        let (min_tile, max_tile) = self.tile_sort.tile_range();
+        let tiles_ok = ITEM_SHAPES.iter().all(|&(pairs, bytes)| {
+            let tile = self.tile_for(bytes);
+            tile.is_power_of_two() && (min_tile..=max_tile).contains(&tile) && tile >= self.window(pairs, bytes)
+        });
         let allowed: &[u32] = match self.merge {
             MergeKernel::Block => &BLOCK_MERGE_KEYS_PER_THREAD,
             MergeKernel::WarpBitonic => &MERGE_KEYS_PER_LANE,
@@ -162,9 +178,9 @@ impl WarpsortConfig {
         let k_ok = self.merge_keys_per_lane == 0 || allowed.contains(&self.merge_keys_per_lane);
         let t = self.merge_threads;
         let k_ok = k_ok && (t == 0 || (t.is_power_of_two() && (64..=1024).contains(&t)));
-        if !tile_ok || !k_ok || self.tile < self.window_range().1 {
+        if !tiles_ok || !k_ok {
             return Err(Error::BadConfig(format!(
-                "{self:?}: tile must be a power of two from {BLOCK_SORT_MIN_TILE} to {BLOCK_SORT_MAX_TILE} and at least the merge window; merge_keys_per_lane 0 (automatic) or one of {allowed:?}; merge_threads 0 (automatic) or a power of two from 64 to 1024"
+                "{self:?}: tile must be 0 (automatic) or a power of two from {min_tile} to {max_tile} and at least the merge window; merge_keys_per_lane 0 (automatic) or one of {allowed:?}; merge_threads 0 (automatic) or a power of two from 64 to 1024"
             )));
         }
         Ok(())
@@ -392,19 +408,21 @@ impl Gpu {
     /// Device bytes of temporary storage a full sort of `n` items on device
     /// buffers needs besides its input (`key_bytes`/`val_bytes` per item; 0
     /// value bytes for key-only): GPU-Warpsort's `n + c` of the paper's
-    /// `2n + c` (nothing up to one tile), the bitonic sorts none. Ask before
-    /// sorting, e.g. to reserve a [`Scratch`] or to split work that would not
-    /// fit; the host-slice sorts need the items' own size on top.
+    /// `2n + c` (nothing up to one tile), the bitonic sorts none. Here `c` is
+    /// the merge samples (`n / 32` items) and partitions (8 bytes per merge
+    /// window). Ask before sorting, e.g. to reserve a [`Scratch`] or to split
+    /// work that would not fit; the host-slice sorts need the items' own size
+    /// on top.
     ///
     /// ```
     /// use warpsort::{Algorithm, Gpu, SortOptions};
     /// let opts = SortOptions::default();
-    /// // Up to one tile (4096 keys by default) sorts in place.
-    /// assert_eq!(Gpu::sort_temp_bytes(&opts, 4096, 4, 0), 0);
-    /// // More: a second copy of the keys (and values), plus merge partitions.
+    /// // Up to one tile (8192 4-byte keys by default) sorts in place.
+    /// assert_eq!(Gpu::sort_temp_bytes(&opts, 8192, 4, 0), 0);
+    /// // More: a second copy of the keys (and values), samples, partitions.
     /// let n = 1 << 20;
     /// let keys_only = Gpu::sort_temp_bytes(&opts, n, 4, 0);
-    /// assert!(keys_only >= n * 4 && keys_only < n * 4 + n / 8);
+    /// assert!(keys_only >= n * 4 && keys_only < n * 4 + n / 4);
     /// assert!(Gpu::sort_temp_bytes(&opts, n, 8, 4) >= n * 12);
     /// // The bitonic sorts work in place.
     /// assert_eq!(Gpu::sort_temp_bytes(&SortOptions::algorithm(Algorithm::Bitonic), n, 4, 4), 0);
@@ -426,21 +444,13 @@ impl Gpu {
             // 16-bit keys: their widened copy, then the sort of that copy.
             return Self::wide_bytes(n) + Self::sort_temp_bytes(opts, n, 4, val_bytes);
         }
+        let (cfg, bytes) = (&opts.warpsort, item_bytes(key_bytes, val_bytes));
         match opts.algorithm {
-            Algorithm::WarpSort if n > opts.warpsort.tile => {
-                let (_, parts) = Self::warpsort_layout(n, key_bytes, val_bytes);
-                // One slot per window of the smallest window any item gets.
-                parts + (n.div_ceil(opts.warpsort.window_range().0) + 1) * 8
+            Algorithm::WarpSort if n > cfg.tile_for(bytes) => {
+                WarpsortLayout::new(n, key_bytes, val_bytes, cfg.window(val_bytes > 0, bytes)).bytes
             }
             _ => 0,
         }
-    }
-
-    /// Offsets of GPU-Warpsort's scratch values and partitions after its
-    /// scratch keys (each 256-byte aligned).
-    fn warpsort_layout(n: usize, key_bytes: usize, val_bytes: usize) -> (usize, usize) {
-        let vals = (n * key_bytes).next_multiple_of(256);
-        (vals, vals + (n * val_bytes).next_multiple_of(256))
     }
 
     /// Maps keys onto (or back from) their ordered bit patterns.
@@ -495,7 +505,7 @@ impl Gpu {
                 .on_wide_keys(items, K::MODE | opts.order.mode(), temp, |w| self.run_sort::<u32>(w, &asc, inner));
         }
         if opts.algorithm == Algorithm::WarpSort {
-            self.check_shared_memory(items, &opts.warpsort)?;
+            self.check_launch_shapes(items, &opts.warpsort)?;
         }
         self.with_ordered_keys::<K>(items, opts.order, || match opts.algorithm {
             Algorithm::WarpSort => self.warpsort(items, &opts.warpsort, temp),
@@ -504,79 +514,111 @@ impl Gpu {
         })
     }
 
-    /// Refuses, before any kernel runs, a configuration whose block sort or
-    /// block merge needs more shared memory than this GPU gives a block.
-    fn check_shared_memory(&self, items: &RawItems, cfg: &WarpsortConfig) -> Result<()> {
-        let merge = match cfg.merge {
-            MergeKernel::Block => block_merge_smem_slots(cfg.window(items.vals != 0, items.item_bytes())),
-            MergeKernel::WarpBitonic => 0,
+    /// Refuses, before any kernel runs, a configuration whose tile sort or
+    /// block merge needs more shared memory, or more threads per block, than
+    /// this GPU gives those kernels for these items.
+    fn check_launch_shapes(&self, items: &RawItems, cfg: &WarpsortConfig) -> Result<()> {
+        let (pairs, bytes) = (items.vals != 0, items.item_bytes());
+        let tile = cfg.tile_for(bytes);
+        let (tile_slots, tile_kernel, tile_threads) = match cfg.tile_sort {
+            TileSort::BlockBitonic => (tile, "block_sort", tile / KEYS_PER_LANE as usize),
+            TileSort::WarpMerge => (
+                tile_merge_smem_slots(tile as u32) as usize,
+                "merge_tile_sort",
+                tile / TILE_MERGE_KEYS_PER_LANE as usize,
+            ),
         };
-        let tile = match cfg.tile_sort {
-            TileSort::BlockBitonic => cfg.tile,
-            TileSort::WarpMerge => block_merge_smem_slots(cfg.tile),
+        self.check_block(&items.kernel(tile_kernel), tile_threads as u32)?;
+        let merge_slots = match cfg.merge {
+            MergeKernel::Block if items.n > tile => {
+                let k = cfg.merge_keys(pairs, bytes);
+                self.check_block(&items.kernel(&format!("block_merge{k}")), cfg.block_threads())?;
+                merge_pass_smem_slots(cfg.window(pairs, bytes) as u32, k) as usize
+            }
+            _ => 0,
         };
-        let need = tile.max(merge) * items.item_bytes();
+        let need = tile_slots.max(merge_slots) * bytes;
         if need > self.info().max_smem as usize {
             return Err(Error::BadConfig(format!(
-                "{cfg:?} needs {need} bytes of shared memory per block for {}-byte items; this GPU allows {}: use a smaller tile, merge_threads or merge_keys_per_lane",
-                items.item_bytes(),
+                "{cfg:?} needs {need} bytes of shared memory per block for {bytes}-byte items; this GPU allows {}: use a smaller tile, merge_threads or merge_keys_per_lane",
                 self.info().max_smem
             )));
         }
         Ok(())
     }
 
-    /// Block sort of `src` segments of `seg` items into `dst`, `tile` items per block.
-    pub(crate) fn block_sort(&self, src: &RawItems, dst: &RawItems, seg: usize, tile: usize) -> Result<()> {
+    /// Block sort of `src` segments of `seg` items into `dst`, `tile` items
+    /// per block, recording `samples` of `dst` (or [`NO_SAMPLES`]).
+    pub(crate) fn block_sort(
+        &self,
+        src: &RawItems,
+        dst: &RawItems,
+        seg: usize,
+        tile: usize,
+        samples: [Arg; 2],
+    ) -> Result<()> {
         let segments = src.n.div_ceil(seg);
-        let threads = (tile / warpsort_kernels::config::KEYS_PER_LANE as usize) as u32;
+        let threads = (tile / KEYS_PER_LANE as usize) as u32;
         let smem = (tile * src.item_bytes()) as u32;
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
         let grid = segments.min(i32::MAX as usize) as u32;
-        self.launch(
-            &src.kernel("block_sort"),
-            grid,
-            threads,
-            smem,
-            &[sk, sv, dk, dv, Arg::U64(src.n as u64), Arg::U64(seg as u64)],
-        )
+        let [ak, av] = samples;
+        let args = [sk, sv, dk, dv, Arg::U64(src.n as u64), Arg::U64(seg as u64), ak, av];
+        self.launch(&src.kernel("block_sort"), grid, threads, smem, &args)
     }
 
-    /// GPU-Warpsort's step 1: every tile of `cfg.tile` items of `src` sorted into `dst`.
-    fn tile_sort(&self, src: &RawItems, dst: &RawItems, cfg: &WarpsortConfig) -> Result<()> {
+    /// GPU-Warpsort's step 1: every tile of `tile` items of `src` sorted into
+    /// `dst`, recording `samples` of `dst`.
+    fn tile_sort(
+        &self,
+        src: &RawItems,
+        dst: &RawItems,
+        cfg: &WarpsortConfig,
+        tile: usize,
+        samples: [Arg; 2],
+    ) -> Result<()> {
         match cfg.tile_sort {
-            TileSort::BlockBitonic => self.block_sort(src, dst, cfg.tile, cfg.tile),
+            TileSort::BlockBitonic => self.block_sort(src, dst, tile, tile, samples),
             TileSort::WarpMerge => {
-                let threads = (cfg.tile / warpsort_kernels::config::KEYS_PER_LANE as usize) as u32;
-                let smem = (block_merge_smem_slots(cfg.tile) * src.item_bytes()) as u32;
+                let threads = (tile / TILE_MERGE_KEYS_PER_LANE as usize) as u32;
+                let smem = tile_merge_smem_slots(tile as u32) * src.item_bytes() as u32;
                 let [sk, sv] = src.args();
                 let [dk, dv] = dst.args();
-                let grid = src.n.div_ceil(cfg.tile) as u32;
-                let args = [sk, sv, dk, dv, Arg::U64(src.n as u64), Arg::U64(cfg.tile as u64)];
+                let [ak, av] = samples;
+                let grid = src.n.div_ceil(tile) as u32;
+                let args = [sk, sv, dk, dv, Arg::U64(src.n as u64), Arg::U64(tile as u64), ak, av];
                 self.launch(&src.kernel("merge_tile_sort"), grid, threads, smem, &args)
             }
         }
     }
 
-    /// GPU-Warpsort (tuned): step 1 block tiles, then merge passes.
+    /// GPU-Warpsort (tuned): step 1 tiles, then merge passes.
     pub(crate) fn warpsort(&self, items: &RawItems, cfg: &WarpsortConfig, temp: DevPtr) -> Result<()> {
         let n = items.n;
-        let tile = cfg.tile;
+        let pairs = items.vals != 0;
+        let tile = cfg.tile_for(items.item_bytes());
         if n <= tile {
-            return self.tile_sort(items, items, cfg);
+            return self.tile_sort(items, items, cfg, tile, NO_SAMPLES);
         }
-        let base = temp;
-        let (vals, parts) = Self::warpsort_layout(n, items.key_bytes, items.val_bytes);
-        let tmp = items.moved_to(base, base + vals as u64);
-        let parts = base + parts as u64;
+        let layout = WarpsortLayout::new(n, items.key_bytes, items.val_bytes, cfg.window(pairs, items.item_bytes()));
+        let tmp = items.moved_to(temp, temp + layout.vals as u64);
+        // The block merge records samples for the next partition; the warp
+        // bitonic merge does not, so its partitions search the runs alone.
+        let samples = match cfg.merge {
+            MergeKernel::Block => {
+                [Arg::U64(temp + layout.sample_keys as u64), Arg::U64(temp + layout.sample_vals as u64)]
+            }
+            MergeKernel::WarpBitonic => NO_SAMPLES,
+        };
+        let parts = temp + layout.parts as u64;
         let passes = log2_ceil(n.div_ceil(tile));
         // Step 1 writes where an even number of passes later ends in `items`.
         let (mut cur, mut other) = if passes % 2 == 1 { (tmp.clone(), items.clone()) } else { (items.clone(), tmp) };
-        self.tile_sort(items, &cur, cfg)?;
+        self.tile_sort(items, &cur, cfg, tile, samples)?;
         let mut run = tile;
         while run < n {
-            self.merge_pass(&cur, &other, run, parts, cfg, items.vals != 0)?;
+            self.merge_pass(&cur, &other, run, parts, cfg, samples)?;
             std::mem::swap(&mut cur, &mut other);
             run *= 2;
         }
@@ -584,7 +626,8 @@ impl Gpu {
     }
 
     /// One merge pass: merge-path partition into windows (a thread per
-    /// window), then a block or a warp per window merges it.
+    /// window, from the samples of `src` when given), then a block or a warp
+    /// per window merges it (a block merge records the samples of `dst`).
     pub(crate) fn merge_pass(
         &self,
         src: &RawItems,
@@ -592,27 +635,29 @@ impl Gpu {
         run: usize,
         parts: u64,
         cfg: &WarpsortConfig,
-        pairs: bool,
+        samples: [Arg; 2],
     ) -> Result<()> {
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
+        let [ak, av] = samples;
         let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));
-        let window = cfg.window(pairs, src.item_bytes());
+        let window = cfg.window(src.vals != 0, src.item_bytes());
         let windows = src.n.div_ceil(window);
-        let part_args = [sk, sv, n, run, Arg::U64(window as u64), Arg::U64(parts)];
-        let part_grid = blocks_for(windows, WARP_KERNEL_THREADS);
-        self.launch(&src.kernel("merge_partition"), part_grid, WARP_KERNEL_THREADS, 0, &part_args)?;
-        let args = [sk, sv, dk, dv, n, run, Arg::U64(parts)];
+        let part_args = [sk, sv, ak, av, n, run, Arg::U64(window as u64), Arg::U64(parts)];
+        let part_grid = blocks_for(windows, PARTITION_THREADS);
+        self.launch(&src.kernel("merge_partition"), part_grid, PARTITION_THREADS, 0, &part_args)?;
         match cfg.merge {
             MergeKernel::Block => {
-                let k = cfg.merge_keys(pairs, src.item_bytes());
-                let smem = (block_merge_smem_slots(window) * src.item_bytes()) as u32;
+                let k = cfg.merge_keys(src.vals != 0, src.item_bytes());
+                let smem = merge_pass_smem_slots(window as u32, k) * src.item_bytes() as u32;
                 let pass = src.kernel(&format!("block_merge{k}"));
+                let args = [sk, sv, dk, dv, n, run, Arg::U64(parts), ak, av];
                 self.launch(&pass, windows as u32, cfg.block_threads(), smem, &args)
             }
             MergeKernel::WarpBitonic => {
                 let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);
                 let pass = src.kernel(&format!("merge_pass{window}"));
+                let args = [sk, sv, dk, dv, n, run, Arg::U64(parts)];
                 self.launch(&pass, grid, WARP_KERNEL_THREADS, 0, &args)
             }
         }
@@ -644,7 +689,7 @@ impl Gpu {
             }
             return Ok(());
         }
-        self.block_sort(items, items, tile, tile)?;
+        self.block_sort(items, items, tile, tile, NO_SAMPLES)?;
         let log_tile = tile.trailing_zeros();
         let fused_grid = n.div_ceil(tile) as u32;
         for log_s in (log_tile + 1)..=log_n {
@@ -676,5 +721,40 @@ impl Gpu {
             self.launch(&items.kernel("bitonic_fused"), fused_grid, BLOCK_THREADS, smem, &[k, v, Arg::U64(n as u64)])?;
         }
         Ok(())
+    }
+}
+
+/// Kernel arguments for "no samples" (null pointers).
+pub(crate) const NO_SAMPLES: [Arg; 2] = [Arg::U64(0), Arg::U64(0)];
+
+/// Bytes of one item in shared memory (the device's `Pair<K, V>`: key and
+/// payload, the size rounded up to the larger alignment).
+pub(crate) fn item_bytes(key_bytes: usize, val_bytes: usize) -> usize {
+    (key_bytes + val_bytes).next_multiple_of(key_bytes.max(val_bytes))
+}
+
+/// GPU-Warpsort's temporary storage for `n` items: byte offsets of its
+/// pieces (each 256-byte aligned) after the scratch keys at 0, and its size.
+struct WarpsortLayout {
+    /// Scratch payloads (`n` of them).
+    vals: usize,
+    /// Sample keys and payloads (`n / SAMPLE_STRIDE`, rounded up).
+    sample_keys: usize,
+    sample_vals: usize,
+    /// Merge partitions: one `u64` per window, and one more.
+    parts: usize,
+    bytes: usize,
+}
+
+impl WarpsortLayout {
+    fn new(n: usize, key_bytes: usize, val_bytes: usize, window: usize) -> Self {
+        let aligned = |b: usize| b.next_multiple_of(256);
+        let samples = n.div_ceil(SAMPLE_STRIDE as usize);
+        let vals = aligned(n * key_bytes);
+        let sample_keys = vals + aligned(n * val_bytes);
+        let sample_vals = sample_keys + aligned(samples * key_bytes);
+        let parts = sample_vals + aligned(samples * val_bytes);
+        let bytes = parts + (n.div_ceil(window) + 1) * 8;
+        WarpsortLayout { vals, sample_keys, sample_vals, parts, bytes }
     }
 }

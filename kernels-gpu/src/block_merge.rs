@@ -1,62 +1,56 @@
-//! GPU-Warpsort's merge passes, block form (the tuned default): every pass
-//! merges pairs of sorted runs of `run` items into runs of `2 * run`, cut into
-//! tiles of `blockDim * N` outputs, one block each (the paper's step-3 split,
-//! done exactly by merge path: every block gets the same work whatever the data).
+//! Merges in shared memory: the serial merge (one thread's run of outputs),
+//! GPU-Warpsort's block-merge pass (the tuned steps 2-4) and step 1 by warp
+//! sorts and block merges.
 //!
-//! A block's tile:
-//! 1. reads where its A and B pieces start (`parts`, one merge-path search per
-//!    tile by `merge_partition` with `window = tile`),
-//! 2. stages both pieces in shared memory with coalesced loads,
-//! 3. gives every thread `N` consecutive outputs: a merge-path search in shared
-//!    memory finds where they start, a serial merge of `N` steps produces them,
-//! 4. writes them back through shared memory so the global stores coalesce.
+//! A block-merge pass merges pairs of sorted runs of `run` items into runs
+//! of `2 * run`, cut into tiles of `blockDim * N` outputs, one block each
+//! (the paper's step-3 split, done exactly by merge path: every block gets
+//! the same work whatever the data). A block's tile:
+//! 1. reads where its A and B pieces start (`parts`, one merge-path search
+//!    per tile by `merge_path::partition`),
+//! 2. stages `A ++ B` in shared memory with coalesced loads,
+//! 3. gives every thread `N` consecutive outputs: a merge-path search in
+//!    shared memory finds where they start, the serial merge makes them,
+//! 4. writes them back through shared memory so that the global stores
+//!    coalesce (blocked to striped, through `config::skewed` slots).
 //!
-//! Shared memory is indexed with a skew of one slot per 32 (`skew`): a thread's
-//! `N` consecutive slots and a warp's 32 consecutive slots then fall in
-//! distinct banks (the blocked-to-striped transpose is conflict-free).
+//! The merge is bound by instruction issue, so its inner loop is written
+//! for few instructions: 32-bit tile-local indices, predicates combined with
+//! `&`/`|` (selects, no short-circuit branches), no bounds clamp (spare slots
+//! take the reads past the inputs), unskewed input slots.
 
 use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, thread_idx};
-use crate::network::warp_sort;
-use crate::tile::load_blocked;
-use crate::config::{WARP_SIZE, block_merge_smem_slots};
+use crate::config::{SAMPLE_STRIDE, WARP_SIZE, merge_pass_out_region, skewed};
 use crate::item::{Item, Items, Key, Pair, Word};
-use crate::merge_path::{Pass, merge_path_by};
-
-/// Shared-memory slot of tile element `e`: one skip every 32 slots. Indices
-/// inside a tile are `u32`: 32-bit arithmetic is half the instructions of
-/// `usize`'s 64-bit, and the merge is bound by instruction issue.
-#[inline(always)]
-fn skew(e: u32) -> usize {
-    (e + e / WARP_SIZE) as usize
-}
+use crate::merge_path::{Pass, Samples, merge_path_by};
+use crate::network::warp_sort;
+use crate::tile::{load_blocked, store_blocked};
 
 /// The serial merge's state: the next unconsumed A and B slots of `A ++ B`
-/// in shared memory and the items there.
+/// and the items there.
 struct Cursor<I> {
     ai: u32,
     bj: u32,
-    la: u32,
-    end: u32,
+    a_end: u32,
+    b_end: u32,
     xa: I,
     xb: I,
 }
 
 impl<I: Item> Cursor<I> {
-    /// At A index `ai` and B index `bi` of sequences of `la` and `lb` items;
-    /// `at(i)` reads slot `i` of `A ++ B`, `i <= la + lb`.
+    /// At slot `ai` of A (slots `..a_end`) and slot `bj` of B (`..b_end`).
     #[inline(always)]
-    fn new(at: &impl Fn(u32) -> I, ai: u32, la: u32, bi: u32, lb: u32) -> Self {
-        Cursor { ai, bj: la + bi, la, end: la + lb, xa: at(ai), xb: at(la + bi) }
+    fn new(at: &impl Fn(u32) -> I, ai: u32, a_end: u32, bj: u32, b_end: u32) -> Self {
+        Cursor { ai, bj, a_end, b_end, xa: at(ai), xb: at(bj) }
     }
 
-    /// The next output (ties from A first); past both ends, junk the caller
-    /// drops. One shared-memory read per output: the side just taken advances
-    /// (clamped, so that junk steps stay inside the tile).
+    /// The next output (ties from A first). Past both ends it makes junk the
+    /// caller drops, reading one slot further each step.
     #[inline(always)]
     fn step(&mut self, at: &impl Fn(u32) -> I) -> I {
-        let take_b = self.bj < self.end && (self.ai >= self.la || self.xa.gt(&self.xb));
+        let take_b = (self.bj < self.b_end) & ((self.ai >= self.a_end) | self.xa.gt(&self.xb));
         let out = if take_b { self.xb } else { self.xa };
-        let next = if take_b { self.bj + 1 } else { self.ai + 1 }.min(self.end);
+        let next = if take_b { self.bj } else { self.ai } + 1;
         let x = at(next);
         if take_b {
             self.bj = next;
@@ -69,30 +63,28 @@ impl<I: Item> Cursor<I> {
     }
 }
 
-/// Merges `n` consecutive outputs, from A index `ai` and B index `bi` on, by
-/// [`Cursor`] steps, handing each to `emit` as it is made (no register array).
+/// Merges outputs `diag .. diag + N` of two sorted runs held as `A ++ B` (A
+/// at slots `0..la`, B at `la..la + lb` of `at`), handing output `diag + r`
+/// to `emit(r, item)`: a merge-path search finds where they start, then `N`
+/// cursor steps. Outputs past `la + lb` are junk; making them reads up to
+/// `N` slots past `la + lb`.
 #[inline(always)]
-fn serial_merge<I: Item>(
-    at: impl Fn(u32) -> I,
-    ai: u32,
-    la: u32,
-    bi: u32,
-    lb: u32,
-    n: u32,
-    mut emit: impl FnMut(u32, I),
-) {
-    let mut c = Cursor::new(&at, ai, la, bi, lb);
-    for r in 0..n {
+fn merge_run<I: Item, const N: usize>(at: impl Fn(u32) -> I, la: u32, lb: u32, diag: u32, mut emit: impl FnMut(usize, I)) {
+    let ai = merge_path_by(&at, la, |j| at(la + j), lb, diag);
+    let mut c = Cursor::new(&at, ai, la, la + diag - ai, la + lb);
+    for r in 0..N {
         emit(r, c.step(&at));
     }
 }
 
-/// One block-merge pass, `src` runs of `run` into `dst` runs of `2 * run`.
+/// One block-merge pass, `src` runs of `run` into `dst` runs of `2 * run`,
+/// recording the samples of `dst` for the next pass's partition.
 ///
 /// # Safety
-/// `src` and `dst` hold `n` items; `parts` is [`crate::merge_path::partition`]'s
-/// output for windows of `blockDim * N`; that tile divides `2 * run`; shared
-/// memory holds `config::block_merge_smem_slots(tile)` items.
+/// `src` and `dst` hold `n` items, `samples` (if any) room for their
+/// samples; `parts` is [`crate::merge_path::partition`]'s output for windows
+/// of `blockDim * N`; that tile divides `2 * run`; shared memory holds
+/// `config::merge_pass_smem_slots(tile, N)` items.
 #[inline(always)]
 pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     src: Items<K, V>,
@@ -100,11 +92,13 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     n: u64,
     run: u64,
     parts: *const u64,
+    samples: Samples<K, V>,
 ) {
+    const { assert!(N.is_power_of_two() && N <= WARP_SIZE as usize) };
     let pass = Pass { n: n as usize, run: run as usize };
     let threads = block_dim();
-    let n_out = N as u32;
-    let tile = threads * n_out;
+    let per = N as u32;
+    let tile = threads * per;
     let t = thread_idx();
     let b = block_idx() as usize;
     let o = b * tile as usize;
@@ -116,83 +110,90 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     let a1 = if o + (tile as usize) < b_end { (unsafe { *parts.add(b + 1) }) as usize } else { a_end };
     let la = (a1 - a0) as u32;
     let lb = count - la;
-    // First B input of the tile: outputs before it took (a0 - a_begin) from A.
-    let b0 = a_end + (o - a_begin) - (a0 - a_begin);
+    // First B input of the tile: outputs before it took (a0 - a_begin) from
+    // A, so (o - a0) from B. Element e >= la of the tile is B's b0 + e - la.
+    let b_base = a_end + (o - a_begin) - (a0 - a_begin) - la as usize;
 
-    // Two regions of shared memory: the inputs A ++ B, and the outputs.
     let sm: *mut Pair<K, V> = dynamic_smem();
-    let region = block_merge_smem_slots(tile as usize) / 2;
-    // SAFETY (shared memory): every slot index is below the region's size.
-    let at = |i: u32| unsafe { *sm.add(skew(i)) };
-    let put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(skew(i)) = p };
-    let out_at = |i: u32| unsafe { *sm.add(region + skew(i)) };
-    let out_put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(region + skew(i)) = p };
+    let out = merge_pass_out_region(tile, per) as usize;
+    // SAFETY (shared memory): inputs below `tile + N + 1`, outputs below
+    // `out + skewed(tile)`: the launch's `merge_pass_smem_slots`.
+    let at = |i: u32| unsafe { *sm.add(i as usize) };
+    let put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(i as usize) = p };
+    let out_at = |i: u32| unsafe { *sm.add(out + skewed(i) as usize) };
+    let out_put = |slot: u32, p: Pair<K, V>| unsafe { *sm.add(out + slot as usize) = p };
 
     // Stage A ++ B, coalesced: all `N` loads of a thread issued before the
-    // first shared-memory store (loads in flight are what hide DRAM latency).
+    // first shared-memory store (loads in flight hide DRAM latency).
+    let full = count == tile;
     let staged: [Pair<K, V>; N] = core::array::from_fn(|r| {
         let e = t + r as u32 * threads;
-        // SAFETY: A indices a0 + e < a1, B indices b0 + (e - la) < b0 + lb.
-        unsafe {
-            if e < la {
-                src.get(a0 + e as usize)
-            } else if e < count {
-                src.get(b0 + (e - la) as usize)
-            } else {
-                Pair::pad()
-            }
-        }
+        let i = if e < la { a0 } else { b_base } + e as usize;
+        // SAFETY: A indices a0 + e < a1, B indices below b_base + count.
+        if full || e < count { unsafe { src.get(i) } } else { Pair::pad() }
     });
     for (r, p) in staged.iter().enumerate() {
         put(t + r as u32 * threads, *p);
     }
+    if t <= per {
+        // The spare slots past the tile: what junk steps read is initialised.
+        put(tile + t, Pair::pad());
+    }
     sync_block();
 
-    // This thread's outputs [t * N, t * N + N) of the tile.
-    // (Threads past the end of a short last tile merge from its end: junk
-    // they do not store.)
-    // Each output goes straight to the output region: blocked to striped
-    // through shared memory, then coalesced stores.
-    let diag = (t * n_out).min(count);
-    let ai = merge_path_by(at, la, |j| at(la + j), lb, diag);
-    serial_merge(at, ai, la, diag - ai, lb, n_out, |r, p| {
-        if diag + r < count {
-            out_put(diag + r, p)
-        }
-    });
+    // This thread's outputs [t * N, t * N + N) of the tile, straight into
+    // the output region (threads past the end of a short last tile merge
+    // from its end: junk that is never stored). `skewed(first) + r` is
+    // `skewed(first + r)`: `first` is a multiple of N, which divides 32.
+    let first = t * per;
+    merge_run::<_, N>(at, la, lb, first.min(count), |r, p| out_put(skewed(first) + r as u32, p));
     sync_block();
-    for r in 0..n_out {
+    for r in 0..per {
         let e = t + r * threads;
         if e < count {
             // SAFETY: o + e < o + count <= n; the tile is this block's.
             unsafe { dst.set(o + e as usize, out_at(e)) };
         }
     }
+    let e = t * SAMPLE_STRIDE;
+    if e < count {
+        // SAFETY: a sample position of this block's tile, below n.
+        unsafe { samples.record(o + e as usize, out_at(e)) };
+    }
 }
 
-/// Step 1 by warps and merges: sorts every tile of `seg` items (the last may be
-/// shorter) of `src` into `dst`, one block each. Every warp sorts `32 * N`
-/// items in registers with the barrier-free bitonic network (the paper's
-/// step 1), then the block merges the warps' runs in shared memory, doubling
-/// the run length each round (merge path per thread, serial merge of `N`
-/// outputs), and stores the tile coalesced.
+/// Step 1 by warps and merges: sorts every tile of `seg` items (the last may
+/// be shorter) of `src` into `dst`, one block each. Every warp sorts
+/// `32 * N` items in registers with the barrier-free bitonic network (the
+/// paper's step 1), then the block merges the warps' runs in shared memory,
+/// doubling the run length each round: each thread merges its `N` outputs
+/// into registers, and writes them back blocked for the next round. The last
+/// round's outputs go straight from registers to global memory.
 ///
 /// Pads (`MAX` keys past the end of the last tile) start at the tile's top;
-/// merges take ties from the lower run first, so no pad ever passes a real
-/// item and only pads are dropped.
+/// the network never moves them and merges take ties from the lower run
+/// first, so no pad ever passes a real item and only pads are dropped.
+///
+/// Records the samples of `dst` for the first merge pass's partition.
 ///
 /// # Safety
-/// `src` and `dst` hold `n` items; `seg == blockDim * N`, a power of two;
-/// shared memory holds `config::block_merge_smem_slots(seg)` items.
+/// `src` and `dst` hold `n` items, `samples` (if any) room for their
+/// samples; `seg == blockDim * N`, a power of two; shared memory holds
+/// `config::tile_merge_smem_slots(seg)` items.
 #[inline(always)]
-pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(src: Items<K, V>, dst: Items<K, V>, n: u64, seg: u64) {
+pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(
+    src: Items<K, V>,
+    dst: Items<K, V>,
+    n: u64,
+    seg: u64,
+    samples: Samples<K, V>,
+) {
+    const { assert!(N.is_power_of_two() && N <= WARP_SIZE as usize) };
     let n = n as usize;
     let tile = seg as u32;
-    let threads = block_dim();
+    let per = N as u32;
     let t = thread_idx();
-    let (warp, lane) = (t / WARP_SIZE, lane_id());
-    let n_out = N as u32;
-    let warp_tile = WARP_SIZE * n_out;
+    let lane = lane_id();
     let start = block_idx() as usize * tile as usize;
     if start >= n {
         return;
@@ -200,45 +201,38 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(src: Items<K, V>, dst:
     let len = (tile as usize).min(n - start) as u32;
 
     let sm: *mut Pair<K, V> = dynamic_smem();
-    let region = block_merge_smem_slots(tile as usize) / 2;
-    // SAFETY (shared memory): slots below 2 * region.
-    let at = |reg: usize, i: u32| unsafe { *sm.add(reg * region + skew(i)) };
-    let put = |reg: usize, i: u32, p: Pair<K, V>| unsafe { *sm.add(reg * region + skew(i)) = p };
+    // SAFETY (shared memory): slots below `skewed(tile) + 1`.
+    let at = |i: u32| unsafe { *sm.add(skewed(i) as usize) };
+    let put = |slot: u32, p: Pair<K, V>| unsafe { *sm.add(slot as usize) = p };
+    if t == 0 {
+        // The spare slot the merges read past a pair's last run.
+        put(skewed(tile), Pair::pad());
+    }
 
-    // Warp runs, sorted in registers.
-    let w0 = warp * warp_tile;
+    // This thread's run: elements [first, first + N) of the tile.
+    let first = t * per;
     // SAFETY: reads below len only.
     let mut x = unsafe {
-        load_blocked::<K, V, N>(&src.offset(start + w0.min(len) as usize), lane as usize, len.saturating_sub(w0) as usize)
+        load_blocked::<K, V, N>(&src.offset(start + first.min(len) as usize), 0, len.saturating_sub(first) as usize)
     };
     warp_sort(&mut x, lane);
-    for (r, p) in x.iter().enumerate() {
-        put(0, w0 + lane * n_out + r as u32, *p);
-    }
-    sync_block();
 
-    // Merge rounds: runs of `run` into runs of `2 * run`, region to region.
-    let mut reg = 0;
-    let mut run = warp_tile;
+    let mut run = WARP_SIZE * per;
     while run < tile {
-        let o = t * n_out;
-        let pair = o / (2 * run) * (2 * run);
-        let diag = o - pair;
-        let from = |i: u32| at(reg, pair + i);
-        let ai = merge_path_by(from, run, |j| from(run + j), run, diag);
-        let to = 1 - reg;
-        serial_merge(from, ai, run, diag - ai, run, n_out, |r, p| put(to, o + r, p));
+        for (r, p) in x.iter().enumerate() {
+            put(skewed(first) + r as u32, *p);
+        }
         sync_block();
-        reg = to;
+        let pair = first / (2 * run) * (2 * run);
+        merge_run::<_, N>(|i| at(pair + i), run, run, first - pair, |r, p| x[r] = p);
+        sync_block();
         run *= 2;
     }
-
-    // Coalesced stores of the real items.
-    let mut e = t;
-    while e < len {
-        // SAFETY: start + e < n; the tile is this block's.
-        unsafe { dst.set(start + e as usize, at(reg, e)) };
-        e += threads;
+    // SAFETY: this thread's run of the tile, stored below len.
+    unsafe { store_blocked(&dst.offset(start + first.min(len) as usize), 0, len.saturating_sub(first) as usize, &x) };
+    if first < len {
+        // SAFETY: below n; this thread's first item.
+        unsafe { samples.record(start + first as usize, x[0]) };
     }
 }
 
@@ -252,14 +246,14 @@ macro_rules! entries {
                     src_dst_kernel!(
                         concat!($name, "_", stringify!($sfx)),
                         /// One block-merge pass over merge-path tiles of `blockDim * N` outputs.
-                        fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) => merge_pass::<$K, $V, $n>
+                        fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) + samples => merge_pass::<$K, $V, $n>
                     );
                 };
             }
             src_dst_kernel!(
                 concat!("merge_tile_sort_", stringify!($sfx)),
-                /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * 8` items.
-                fn tile_sort<$K, $V>(n: u64, seg: u64) => sort_tiles::<$K, $V, { crate::config::KEYS_PER_LANE as usize }>
+                /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * TILE_MERGE_KEYS_PER_LANE` items.
+                fn tile_sort<$K, $V>(n: u64, seg: u64) + samples => sort_tiles::<$K, $V, { crate::config::TILE_MERGE_KEYS_PER_LANE as usize }>
             );
             crate::block_merge_widths!(width_modules, pass);
         }

@@ -9,7 +9,7 @@
 use crate::arch::sync_block;
 use crate::config::WARP_SIZE;
 use crate::item::Item;
-use crate::network::{keep, warp_half_cleaners, warp_phase};
+use crate::network::{keep, warp_half_cleaners, warp_sort};
 
 const W: usize = WARP_SIZE as usize;
 
@@ -67,7 +67,9 @@ impl<I: Item> Block<I> {
         }
     }
 
-    /// Half-cleaners of strides `from, from/2, …, 1` over the block's tile.
+    /// Half-cleaners of strides `from, from/2, …, 1` over the block's tile
+    /// (`from` at least half a warp tile: those across warps through shared
+    /// memory, then every stride inside the warps in registers).
     #[inline(always)]
     pub fn half_cleaners<const N: usize>(&self, x: &mut [I; N], from: usize) {
         let warp_tile = W * N;
@@ -76,22 +78,20 @@ impl<I: Item> Block<I> {
             self.half_clean(x, (j / warp_tile) as u32);
             j /= 2;
         }
-        warp_half_cleaners(x, self.lane, j);
+        warp_half_cleaners(x, self.lane);
     }
 
     /// Sorts the block's tile of `tile = blockDim * N` items (the full bitonic
-    /// network: warp phases in registers, larger phases through shared memory).
+    /// network: the warp phases in registers, larger phases through shared
+    /// memory for their strides across warps).
     #[inline(always)]
     pub fn sort<const N: usize>(&self, x: &mut [I; N], tile: usize) {
         let warp_tile = W * N;
-        let mut s = 2;
+        warp_sort(x, self.lane);
+        let mut s = 2 * warp_tile;
         while s <= tile {
-            if s <= warp_tile {
-                warp_phase(x, self.lane, s);
-            } else {
-                self.flip(x, (s / warp_tile - 1) as u32);
-                self.half_cleaners(x, s / 4);
-            }
+            self.flip(x, (s / warp_tile - 1) as u32);
+            self.half_cleaners(x, s / 4);
             s *= 2;
         }
     }

@@ -7,6 +7,7 @@ use crate::arch::{block_dim, block_idx, dynamic_smem, grid_dim, thread_idx};
 use crate::block_network::Block;
 use crate::config::{BLOCK_TILE, KEYS_PER_LANE, WARP_SIZE};
 use crate::item::{Items, Key, Pair, Word};
+use crate::merge_path::Samples;
 use crate::tile::{load_blocked, store_blocked};
 
 const N: usize = KEYS_PER_LANE as usize;
@@ -22,10 +23,13 @@ fn block<K: Key, V: Word>() -> Block<Pair<K, V>> {
 /// `blockDim * KEYS_PER_LANE` items (a power of two, at least `seg`); the rest
 /// of the tile is `MAX` pads.
 ///
+/// Records the samples of `dst` (GPU-Warpsort's step 1, when given).
+///
 /// # Safety
-/// `src` and `dst` hold `n` items; shared memory holds one tile.
+/// `src` and `dst` hold `n` items, `samples` (if any) room for their
+/// samples; shared memory holds one tile.
 #[inline(always)]
-pub unsafe fn sort_tiles<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n: u64, seg: u64) {
+pub unsafe fn sort_tiles<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n: u64, seg: u64, samples: Samples<K, V>) {
     let (n, seg) = (n as usize, seg as usize);
     let tile = block_dim() as usize * N;
     let b = block::<K, V>();
@@ -38,6 +42,10 @@ pub unsafe fn sort_tiles<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n:
         let mut x = unsafe { load_blocked::<K, V, N>(&src.offset(start), t, len) };
         b.sort(&mut x, tile);
         unsafe { store_blocked(&dst.offset(start), t, len, &x) };
+        if t * N < len {
+            // SAFETY: below n; this thread's first item.
+            unsafe { samples.record(start + t * N, x[0]) };
+        }
         tile_idx += grid_dim() as usize;
     }
 }
@@ -76,7 +84,7 @@ macro_rules! entries {
             src_dst_kernel!(
                 concat!("block_sort_", stringify!($sfx)),
                 /// Block sort of segments of `seg <= blockDim * KEYS_PER_LANE` items, `src` to `dst`.
-                fn sort<$K, $V>(n: u64, seg: u64) => sort_tiles::<$K, $V>
+                fn sort<$K, $V>(n: u64, seg: u64) + samples => sort_tiles::<$K, $V>
             );
             /// Fused bitonic half-cleaners of strides below BLOCK_TILE.
             #[unsafe(export_name = concat!("bitonic_fused_", stringify!($sfx)))]

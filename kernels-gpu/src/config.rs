@@ -76,6 +76,20 @@ pub const BLOCK_SORT_MAX_TILE: u32 = 1024 * KEYS_PER_LANE;
 /// The smallest block sort tile (one warp).
 pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 
+/// Launch bounds: kernels (by name prefix) that must run with up to this
+/// many threads per block whatever their item type. `cargo xtask build-ptx`
+/// writes each into the PTX (as `.maxnreg`), so ptxas keeps their registers
+/// within what so large a block may use (65536 / 1024 = 64 on every GPU
+/// since sm_70); the host refuses other kernels' blocks past what their
+/// registers allow (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+///
+/// ```
+/// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
+/// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
+/// ```
+pub const LAUNCH_BOUNDS: [(&str, u32); 2] =
+    [("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE), ("segmented_blocks_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)];
+
 /// Threads per block of the global (one-stage-per-launch) bitonic kernel.
 pub const GLOBAL_STAGE_THREADS: u32 = 256;
 /// Threads per block of element-wise kernels (key encoding, checks, fills).
@@ -97,20 +111,75 @@ pub const MERGE_BLOCK_THREADS: u32 = 128;
 /// Outputs per thread the block-merge passes may use (kernels
 /// `block_merge{k}_*`): a block merges a tile of `MERGE_BLOCK_THREADS * k`.
 pub const BLOCK_MERGE_KEYS_PER_THREAD: [u32; 2] = block_merge_widths!(widths_array);
-/// The default outputs per thread of a block-merge pass (16 beat 8 on an
-/// H200 for keys and pairs: the merge-path search is shared by more outputs).
+/// The default outputs per thread of a block-merge pass for 4-byte items
+/// (16 beat 8 on an H200: the merge-path search is shared by more outputs).
 pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD: u32 = 16;
-/// The default outputs per thread of a block-merge pass for 16-byte items
-/// (u64 key or u64 payload with a key): 8, which halves the tile's shared
-/// memory (5.82 against 5.46 Gkeys/s for u32 key + u64 value on an H200).
+/// The default outputs per thread of a block-merge pass for items of 8 or
+/// 16 bytes (u64 keys, pairs): 8, half the tile's shared memory (on an H200
+/// 3% faster for u32 pairs and u64 keys, 6% for u32 key + u64 value).
 pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE: u32 = 8;
+/// Step 1's default tile (`TileSort::WarpMerge`) for items of up to 8
+/// bytes: one global merge pass fewer than 4096 for a round more in shared
+/// memory (on an H200, 2^24 u32 keys: 1.017 ms against 1.044 ms).
+pub const DEFAULT_TILE: u32 = 8192;
+/// Step 1's default tile for 16-byte items: 4096, 64 KB of shared memory.
+pub const DEFAULT_TILE_WIDE: u32 = 4096;
 
-/// Shared-memory items a block-merge tile of `tile` items needs: two regions
-/// (inputs, outputs), each with one skipped slot every `WARP_SIZE`
-/// (bank-conflict-free transposes) and one spare slot the serial merge may
-/// read past its inputs.
-pub const fn block_merge_smem_slots(tile: usize) -> usize {
-    2 * (tile + tile / WARP_SIZE as usize + 1)
+/// Step 1 by warp sorts and block merges (`TileSort::WarpMerge` on the
+/// host): keys per lane of each warp's register sort (a warp sorts
+/// `32 * 16 = 512` items) and outputs per thread of the block's merge rounds
+/// after it; a tile of `t` items runs `t / 16` threads.
+pub const TILE_MERGE_KEYS_PER_LANE: u32 = 16;
+
+/// Threads per block of the merge-path partition: one search per thread, in
+/// blocks this small so that the searches spread over every SM.
+pub const PARTITION_THREADS: u32 = 32;
+/// Every this many items of a pass's sorted runs, one goes into the samples
+/// that the next pass's partition searches first (`merge_path::Samples`): a
+/// 32nd of the items, small enough to stay in L2. Windows and runs are
+/// multiples of it.
+pub const SAMPLE_STRIDE: u32 = 32;
+
+/// Shared-memory slot of element `e` of a tile stored with one skipped slot
+/// every `WARP_SIZE`. A thread's run of up to 32 consecutive elements (aligned
+/// to its length) and a warp's 32 consecutive elements then fall in distinct
+/// banks: blocked writes and striped reads, the two sides of a transpose, are
+/// free of bank conflicts.
+///
+/// ```
+/// use warpsort_kernels::config::skewed;
+/// assert_eq!((skewed(31), skewed(32), skewed(64)), (31, 33, 66));
+/// ```
+pub const fn skewed(e: u32) -> u32 {
+    e + e / WARP_SIZE
+}
+
+/// Where a block-merge pass of `tile` outputs, `per_thread` each, keeps its
+/// outputs in shared memory: after the inputs `A ++ B` (unskewed: staged
+/// striped, read by data-dependent merges) and `per_thread + 1` spare slots
+/// the serial merge may read past its inputs.
+pub const fn merge_pass_out_region(tile: u32, per_thread: u32) -> u32 {
+    tile + per_thread + 1
+}
+
+/// Shared-memory items a block-merge pass of `tile` outputs, `per_thread`
+/// each, needs: the inputs and spare slots, then the outputs, skewed (the
+/// blocked-to-striped transpose before the coalesced stores).
+///
+/// ```
+/// use warpsort_kernels::config::*;
+/// assert_eq!(merge_pass_smem_slots(2048, 16), 2048 + 17 + 2048 + 64);
+/// ```
+pub const fn merge_pass_smem_slots(tile: u32, per_thread: u32) -> u32 {
+    merge_pass_out_region(tile, per_thread) + skewed(tile)
+}
+
+/// Shared-memory items step 1's warp-sort-and-merge tile sort needs for a
+/// tile of `tile` items: one skewed region (runs are written blocked and
+/// merged into registers) and one spare slot the serial merge reads past a
+/// pair of runs.
+pub const fn tile_merge_smem_slots(tile: u32) -> u32 {
+    skewed(tile) + 1
 }
 
 /// Size classes of segments given by offsets (`Gpu::sort_segments_by_offsets`):

@@ -229,6 +229,14 @@ pub trait Item: Copy {
     fn shfl_bfly(self, mask: u32) -> Self;
     /// The item of lane `src`.
     fn shfl_idx(self, src: u32) -> Self;
+    /// One side of a compare-exchange across lanes or warps: the smaller of
+    /// `self` and `partner` when `keep_low` (this side holds the lower
+    /// position), else the larger; ties keep `self`.
+    #[inline(always)]
+    fn keep(self, partner: Self, keep_low: bool) -> Self {
+        let take_partner = if keep_low { self.gt(&partner) } else { partner.gt(&self) };
+        if take_partner { partner } else { self }
+    }
 }
 
 /// A key and its payload (`V = ()` for key-only sorts).
@@ -257,6 +265,18 @@ impl<K: Key, V: Word> Item for Pair<K, V> {
     #[inline(always)]
     fn shfl_idx(self, src: u32) -> Self {
         Pair { k: self.k.shfl_idx(src), v: self.v.shfl_idx(src) }
+    }
+    #[inline(always)]
+    fn keep(self, partner: Self, keep_low: bool) -> Self {
+        if core::mem::size_of::<V>() == 0 {
+            // A key alone: `min`/`max` picked by the predicate (ptxas fuses
+            // the select into one `VIMNMX`), no compare.
+            let k = if keep_low { self.k.min(partner.k) } else { self.k.max(partner.k) };
+            Pair { k, v: self.v }
+        } else {
+            let take_partner = if keep_low { self.gt(&partner) } else { partner.gt(&self) };
+            if take_partner { partner } else { self }
+        }
     }
 }
 

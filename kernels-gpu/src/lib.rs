@@ -10,7 +10,10 @@
 //! sorted), `warp` (primitives), `network` (the bitonic networks in
 //! registers), `block_network` (stages through shared memory), `tile`
 //! (loading tiles), then the kernels: `warp_sort`, `block_sort`, `bitonic`,
-//! `merge_path` (GPU-Warpsort), `segmented` (segments given by offsets),
+//! `merge_path` (GPU-Warpsort's split: merge-path searches, samples,
+//! partition), `block_merge` (its merges in shared memory and step 1 by warp
+//! sorts and merges), `warp_merge` (its warp bitonic merge), `segmented`
+//! (segments given by offsets),
 //! `checks`, `permute` (index sequences and gathers for argsort and stable
 //! sorts), `probe`.
 #![no_std]
@@ -79,7 +82,9 @@ mod device {
 /// Defines a kernel whose first four parameters are a source and a destination
 /// item array (`src_keys, src_vals, dst_keys, dst_vals`), followed by `args`,
 /// and which runs `call(src, dst, args...)`: the shape of every sort-tiles and
-/// merge-pass entry point.
+/// merge-pass entry point. With `+ samples`, two more parameters
+/// (`sample_keys, sample_vals`: null keys for none) become the
+/// `merge_path::Samples` passed last.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! src_dst_kernel {
     ($export:expr, $(#[$m:meta])* fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) => $call:expr) => {
@@ -98,6 +103,16 @@ macro_rules! src_dst_kernel {
             // rest (partition, shared memory) as the launcher documents.
             unsafe { $call(src, dst, $($arg),*) }
         }
+    };
+    ($export:expr, $(#[$m:meta])* fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) + samples => $call:expr) => {
+        src_dst_kernel!(
+            $export,
+            $(#[$m])*
+            fn $f<$K, $V>($($arg: $t,)* sample_keys: *mut $K, sample_vals: *mut $V)
+                => |src, dst, $($arg),*, sample_keys, sample_vals| $call(
+                    src, dst, $($arg),*, $crate::merge_path::Samples { keys: sample_keys, vals: sample_vals }
+                )
+        );
     };
 }
 
@@ -135,5 +150,6 @@ device_modules!(
     segmented,
     tile,
     warp,
+    warp_merge,
     warp_sort
 );

@@ -1,21 +1,25 @@
-//! GPU-Warpsort's merge, tuned: every pass merges pairs of sorted runs of
-//! length `run` into runs of `2 * run`, cut into windows of `32 * N` outputs
-//! (`N` keys per lane, `config::MERGE_KEYS_PER_LANE`), one warp each, so that every warp has the same work whatever the
-//! data (the paper's step 3 split, done exactly by merge path instead of by
-//! sampled splitters).
+//! GPU-Warpsort's split, done exactly by merge path (the paper's step 3,
+//! tuned): every merge pass cuts its outputs into equal windows, and a
+//! merge-path search finds each window's inputs, so every block or warp gets
+//! the same work whatever the data (sorted input included).
 //!
-//! A window's inputs are a piece of A and a piece of B that together hold its
-//! outputs. The warp loads the A piece ascending and the B piece *reversed*
-//! (coalesced: the paper's "reverse while storing", here into registers), which
-//! makes one bitonic sequence, then runs the barrier-free bitonic merge (the
-//! paper's step-2 network, `log2(WARP_TILE)` half-cleaner stages).
+//! - [`merge_path_by`]: the binary search along a cross diagonal, over any
+//!   accessor (shared memory inside the merges, global memory here);
+//! - [`Samples`]: every `SAMPLE_STRIDE`-th item of a pass's sorted runs,
+//!   written by the kernel that made them;
+//! - [`partition`]: one search per window. A search in global memory reads
+//!   a scattered 32-byte sector per probe, and those reads, not their
+//!   latency, bound it (more probes a round only made it slower), so it
+//!   searches the samples first (a compact array that stays in L2), then
+//!   only the `2 * SAMPLE_STRIDE` items that bracket the answer.
 
-use crate::arch::{global_thread, global_warp, grid_threads, lane_id};
-use crate::config::WARP_SIZE;
-use crate::item::{Item, Items, Key, Padded, Pair, Word};
-use crate::network::striped_half_cleaners;
+use crate::arch::{global_thread, grid_threads};
+use crate::config::SAMPLE_STRIDE;
+use crate::item::{Item, Items, Key, Pair, Word};
 
-/// The runs a window's outputs come from.
+/// The runs a window's outputs come from: `n` items in sorted runs of
+/// `run`, a power of two (the host's tiles are powers of two and double
+/// each pass).
 #[derive(Clone, Copy)]
 pub(crate) struct Pass {
     pub n: usize,
@@ -31,19 +35,24 @@ impl Pass {
     }
 }
 
-/// Merge path over two sorted sequences given by accessors: how many of the
-/// first `diag` outputs come from A (ties from A first).
-/// Indices are `usize` in global memory and `u32` inside a tile (half the
-/// integer instructions of 64-bit arithmetic).
+/// The first `i` in `lo..hi` for which `goes_first(i)` fails (`hi` when
+/// none does); `goes_first` holds below it (binary search).
 #[inline(always)]
-pub fn merge_path_by<I: Item, X: Index>(a: impl Fn(X) -> I, la: X, b: impl Fn(X) -> I, lb: X, diag: X) -> X {
-    let mut lo = diag.saturating_sub(lb);
-    let mut hi = diag.min(la);
+pub fn first_fail<X: Index>(mut lo: X, mut hi: X, goes_first: impl Fn(X) -> bool) -> X {
     while lo < hi {
         let mid = (lo + hi) >> 1;
-        if a(mid).gt(&b(diag - X::ONE - mid)) { hi = mid } else { lo = mid + X::ONE }
+        if goes_first(mid) { lo = mid + X::ONE } else { hi = mid }
     }
     lo
+}
+
+/// Merge path over two sorted sequences given by accessors: how many of the
+/// first `diag` outputs come from A (ties from A first). Indices are `usize`
+/// in global memory and `u32` inside a tile (half the integer instructions
+/// of 64-bit arithmetic).
+#[inline(always)]
+pub fn merge_path_by<I: Item, X: Index>(a: impl Fn(X) -> I, la: X, b: impl Fn(X) -> I, lb: X, diag: X) -> X {
+    first_fail(diag.saturating_sub(lb), diag.min(la), |m| !a(m).gt(&b(diag - X::ONE - m)))
 }
 
 /// An unsigned index type a merge-path search runs on.
@@ -72,26 +81,108 @@ impl Index for usize {
     }
 }
 
-/// Merge-path search in global memory (binary: [`merge_path_by`]). Items
-/// compare as the merge does ([`Item::gt`]: key, and rank for ranked items).
-///
-/// # Safety
-/// `a` holds `la` items and `b` holds `lb` items, `diag <= la + lb`.
-#[inline(always)]
-pub unsafe fn merge_path<K: Key, V: Word>(a: Items<K, V>, la: usize, b: Items<K, V>, lb: usize, diag: usize) -> usize {
-    // SAFETY: the search reads A below la and B below lb.
-    merge_path_by(|i| unsafe { a.get(i) }, la, |j| unsafe { b.get(j) }, lb, diag)
+/// Every `SAMPLE_STRIDE`-th item of a pass's sorted runs (item `i` of the
+/// samples is item `i * SAMPLE_STRIDE` of the runs), or none (null keys):
+/// `n / 32` items, written by the kernel that sorted or merged the runs,
+/// read by the next pass's [`partition`]. Payloads are kept only when they
+/// take part in comparisons ([`Word::BREAKS_TIES`]: ranked items).
+#[derive(Clone, Copy)]
+pub struct Samples<K, V> {
+    /// Sample keys (null: no samples).
+    pub keys: *mut K,
+    /// Sample payloads (read and written only for ranked items).
+    pub vals: *mut V,
 }
 
-/// Writes `parts[w]`, the index in A where window `w` (of `window` outputs)
-/// starts, one thread per window: a binary search costs one thread about
-/// 2 log2(run) loads, far less traffic than a warp probing 32 places a round
-/// (and an 8-ary search, 14 loads a round, was slower too).
+impl<K: Key, V: Word> Samples<K, V> {
+    /// Whether there are samples to write or read.
+    #[inline(always)]
+    pub fn is_some(&self) -> bool {
+        !self.keys.is_null()
+    }
+
+    /// Records `p`, item `e` of the runs, when `e` is a sample position.
+    ///
+    /// # Safety
+    /// The samples hold `n / SAMPLE_STRIDE` (rounded up) items for runs of
+    /// `n` items, `e < n`, and no other thread writes this sample.
+    #[inline(always)]
+    pub unsafe fn record(&self, e: usize, p: Pair<K, V>) {
+        if self.is_some() && e.is_multiple_of(SAMPLE_STRIDE as usize) {
+            let i = e / SAMPLE_STRIDE as usize;
+            // SAFETY: i is below the sample count (the caller's contract).
+            unsafe {
+                *self.keys.add(i) = p.k;
+                if V::BREAKS_TIES {
+                    *self.vals.add(i) = p.v;
+                }
+            }
+        }
+    }
+
+    /// Sample `i`.
+    ///
+    /// # Safety
+    /// Sample `i` was recorded.
+    #[inline(always)]
+    unsafe fn get(&self, i: usize) -> Pair<K, V> {
+        // SAFETY: the caller's contract.
+        unsafe { Pair { k: *self.keys.add(i), v: if V::BREAKS_TIES { *self.vals.add(i) } else { V::default() } } }
+    }
+}
+
+/// Merge path at `diag` of the pair A = `items[a..a_end]`, B =
+/// `items[a_end..b_end]`, with the samples of those runs: a search over the
+/// samples puts the answer within `SAMPLE_STRIDE` of `k * SAMPLE_STRIDE`, a
+/// probe on each side checks that it is there (the predicate changes inside
+/// the bracket), and a search of the bracket finds it; should the check
+/// fail, the search covers the whole range. Positions `a`, `a_end` and
+/// `diag` are multiples of `SAMPLE_STRIDE` (runs and windows are).
 ///
 /// # Safety
-/// `items` holds `n` items, `parts` one slot per window.
+/// The pair lies inside `items`, and `samples` holds every sample of it.
 #[inline(always)]
-pub unsafe fn partition<K: Key, V: Word>(items: Items<K, V>, n: u64, run: u64, window: u64, parts: *mut u64) {
+unsafe fn split_by_samples<K: Key, V: Word>(
+    items: Items<K, V>,
+    samples: Samples<K, V>,
+    (a, a_end, b_end): (usize, usize, usize),
+    diag: usize,
+) -> usize {
+    let s = SAMPLE_STRIDE as usize;
+    let (la, lb) = (a_end - a, b_end - a_end);
+    // SAFETY (loads): A indices below la, B indices below lb, samples of both.
+    let goes_first = |i: usize| unsafe { !items.get(a + i).gt(&items.get(a_end + diag - 1 - i)) };
+    let (lo0, hi0) = (diag.saturating_sub(lb), diag.min(la));
+    let k = merge_path_by(
+        |i| unsafe { samples.get(a / s + i) },
+        la.div_ceil(s),
+        |j| unsafe { samples.get(a_end / s + j) },
+        lb.div_ceil(s),
+        diag / s,
+    );
+    let (lo, hi) = (lo0.max((k * s).saturating_sub(s)), hi0.min(k * s + s));
+    let bracketed = lo <= hi && (lo == lo0 || goes_first(lo - 1)) && (hi == hi0 || !goes_first(hi));
+    if bracketed { first_fail(lo, hi, goes_first) } else { first_fail(lo0, hi0, goes_first) }
+}
+
+/// Writes `parts[w]`, the index in A where window `w` (of `window` outputs,
+/// a multiple of `SAMPLE_STRIDE`) starts, one thread per window, launched in
+/// blocks of `config::PARTITION_THREADS` so that the searches spread over
+/// every SM. With samples of the runs the search starts from them
+/// ([`split_by_samples`]), else it is a binary search of the whole range.
+///
+/// # Safety
+/// `items` holds `n` items, `samples` (if any) every sample of them, `parts`
+/// one slot per window.
+#[inline(always)]
+pub unsafe fn partition<K: Key, V: Word>(
+    items: Items<K, V>,
+    samples: Samples<K, V>,
+    n: u64,
+    run: u64,
+    window: u64,
+    parts: *mut u64,
+) {
     let pass = Pass { n: n as usize, run: run as usize };
     let w_len = window as usize;
     let windows = pass.n.div_ceil(w_len);
@@ -99,88 +190,17 @@ pub unsafe fn partition<K: Key, V: Word>(items: Items<K, V>, n: u64, run: u64, w
     while w < windows {
         let o = w * w_len;
         let (a, a_end, b_end) = pass.pair(o);
-        // SAFETY: the pair lies inside the array.
-        let take = unsafe { merge_path(items.offset(a), a_end - a, items.offset(a_end), b_end - a_end, o - a) };
+        let take = if samples.is_some() {
+            // SAFETY: the pair lies inside the array; its samples exist.
+            unsafe { split_by_samples(items, samples, (a, a_end, b_end), o - a) }
+        } else {
+            // SAFETY: A indices below a_end - a, B indices below b_end - a_end.
+            let (ga, gb) = (|i| unsafe { items.get(a + i) }, |j| unsafe { items.get(a_end + j) });
+            merge_path_by(ga, a_end - a, gb, b_end - a_end, o - a)
+        };
+        // SAFETY: parts has one slot per window.
         unsafe { *parts.add(w) = (a + take) as u64 };
         w += grid_threads();
-    }
-}
-
-/// Loads one window (A piece ascending, pads, B piece descending: bitonic),
-/// merges it and stores the `count` outputs, all striped.
-#[inline(always)]
-unsafe fn merge_window<I: Item, const N: usize>(
-    lane: u32,
-    count: usize,
-    load: impl Fn(usize) -> I,
-    store: impl Fn(usize, I),
-) {
-    let mut x: [I; N] = [load(lane as usize); N];
-    for (r, slot) in x.iter_mut().enumerate().skip(1) {
-        *slot = load(r * WARP_SIZE as usize + lane as usize);
-    }
-    striped_half_cleaners(&mut x, lane);
-    for (r, item) in x.iter().enumerate() {
-        let e = r * WARP_SIZE as usize + lane as usize;
-        if e < count {
-            store(e, *item);
-        }
-    }
-}
-
-/// One merge pass, `src` runs of `run` into `dst` runs of `2 * run`.
-///
-/// # Safety
-/// `src` and `dst` hold `n` items, `parts` the output of [`partition`] for
-/// this pass; `run` is a multiple of `WARP_TILE`.
-#[inline(always)]
-pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
-    src: Items<K, V>,
-    dst: Items<K, V>,
-    n: u64,
-    run: u64,
-    parts: *const u64,
-) {
-    let pass = Pass { n: n as usize, run: run as usize };
-    let lane = lane_id();
-    let w_len = WARP_SIZE as usize * N;
-    let windows = pass.n.div_ceil(w_len);
-    let mut w = global_warp();
-    while w < windows {
-        let o = w * w_len;
-        let (_, a_end, b_end) = pass.pair(o);
-        let count = w_len.min(b_end - o);
-        // SAFETY: parts has one slot per window.
-        let a0 = unsafe { *parts.add(w) } as usize;
-        let a1 = if o + w_len < b_end { (unsafe { *parts.add(w + 1) }) as usize } else { a_end };
-        let la = a1 - a0;
-        let lb = count - la;
-        // First B input of the window: outputs before it took (a0 - a) from A.
-        let b0 = a_end + (o - pass.pair(o).0) - (a0 - pass.pair(o).0);
-        let from_a = |e: usize| e < la;
-        let from_b = |e: usize| e >= w_len - lb;
-        // SAFETY (loads): A indices a0 + e < a1, B indices b0 + (W-1-e) < b0 + lb.
-        let get = |e: usize| unsafe {
-            if from_a(e) {
-                src.get(a0 + e)
-            } else if from_b(e) {
-                src.get(b0 + (w_len - 1 - e))
-            } else {
-                Pair::pad()
-            }
-        };
-        // SAFETY (stores): o + e < o + count <= n; the window is this warp's.
-        let put = |e: usize, p: Pair<K, V>| unsafe { dst.set(o + e, p) };
-        if count == w_len || core::mem::size_of::<V>() == 0 {
-            unsafe { merge_window::<_, N>(lane, count, get, put) };
-        } else {
-            // A short last window pads the middle; keep the pads after real
-            // MAX keys so that no payload is dropped.
-            let get_padded = |e: usize| Padded { item: get(e), pad: !from_a(e) && !from_b(e) };
-            let put_padded = |e: usize, p: Padded<Pair<K, V>>| put(e, p.item);
-            unsafe { merge_window::<_, N>(lane, count, get_padded, put_padded) };
-        }
-        w += grid_threads() / WARP_SIZE as usize;
     }
 }
 
@@ -194,24 +214,17 @@ macro_rules! entries {
             pub unsafe extern "ptx-kernel" fn part(
                 keys: *mut $K,
                 vals: *mut $V,
+                sample_keys: *mut $K,
+                sample_vals: *mut $V,
                 n: u64,
                 run: u64,
                 window: u64,
                 parts: *mut u64,
             ) {
-                // SAFETY: the host passes `n` items and one slot per window.
-                unsafe { partition::<$K, $V>(Items { keys, vals }, n, run, window, parts) }
+                let samples = Samples { keys: sample_keys, vals: sample_vals };
+                // SAFETY: the host passes `n` items, their samples or null, one slot per window.
+                unsafe { partition::<$K, $V>(Items { keys, vals }, samples, n, run, window, parts) }
             }
-            macro_rules! pass {
-                ($n:literal, $name:literal) => {
-                    src_dst_kernel!(
-                        concat!($name, "_", stringify!($sfx)),
-                        /// One bitonic merge pass over merge-path windows of `32 * N` outputs.
-                        fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) => merge_pass::<$K, $V, $n>
-                    );
-                };
-            }
-            crate::merge_pass_widths!(width_modules, pass);
         }
     };
 }

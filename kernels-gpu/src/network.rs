@@ -14,6 +14,12 @@
 //! lane; strides from `N` to `16 * N` are `shfl.sync.bfly` exchanges between
 //! lanes; larger strides cross warps and go through shared memory
 //! (`block_network`).
+//!
+//! Every stage takes its stride as a const parameter, and the phases are
+//! spelled out (`phases!`): the whole network unrolls into straight-line
+//! code, register indices and shuffle masks constant. (Written as loops over
+//! run-time strides, LLVM kept the larger networks rolled: a jump table per
+//! in-lane stage and register copies between iterations.)
 
 use crate::item::Item;
 
@@ -28,63 +34,33 @@ pub fn cmpx<I: Item>(a: &mut I, b: &mut I) {
 }
 
 /// One side of a compare-exchange whose two items sit in different lanes
-/// (or warps): the lane holding the lower position keeps the smaller item.
+/// (or warps): the lane holding the lower position keeps the smaller item
+/// ([`Item::keep`]).
 #[inline(always)]
 pub fn keep<I: Item>(own: I, partner: I, keep_low: bool) -> I {
-    let take_partner = if keep_low { own.gt(&partner) } else { partner.gt(&own) };
-    if take_partner { partner } else { own }
+    own.keep(partner, keep_low)
 }
 
 /// In-lane half-cleaner of stride `J` (< N).
 #[inline(always)]
 fn half_clean_lane<I: Item, const N: usize, const J: usize>(x: &mut [I; N]) {
-    let mut r = 0;
-    while r < N {
+    for r in 0..N {
         if r & J == 0 {
             let (a, b) = x.split_at_mut(r + J);
             cmpx(&mut a[r], &mut b[0]);
         }
-        r += 1;
     }
 }
 
 /// In-lane flip of block size `S` (<= N): `r` against `r ^ (S - 1)`.
 #[inline(always)]
 fn flip_lane<I: Item, const N: usize, const S: usize>(x: &mut [I; N]) {
-    let mut r = 0;
-    while r < N {
+    for r in 0..N {
         let p = r ^ (S - 1);
         if p > r {
             let (a, b) = x.split_at_mut(p);
             cmpx(&mut a[r], &mut b[0]);
         }
-        r += 1;
-    }
-}
-
-/// In-lane half-cleaner of a run-time stride `j < N`, dispatched to a
-/// compile-time stride so that register indices stay constant (a run-time
-/// index would move the array to local memory).
-#[inline(always)]
-pub fn half_clean_in_lane<I: Item, const N: usize>(x: &mut [I; N], j: usize) {
-    match j {
-        1 => half_clean_lane::<I, N, 1>(x),
-        2 => half_clean_lane::<I, N, 2>(x),
-        4 => half_clean_lane::<I, N, 4>(x),
-        8 => half_clean_lane::<I, N, 8>(x),
-        _ => {}
-    }
-}
-
-/// In-lane flip of a run-time block size `s <= N` (see [`half_clean_in_lane`]).
-#[inline(always)]
-pub fn flip_in_lane<I: Item, const N: usize>(x: &mut [I; N], s: usize) {
-    match s {
-        2 => flip_lane::<I, N, 2>(x),
-        4 => flip_lane::<I, N, 4>(x),
-        8 => flip_lane::<I, N, 8>(x),
-        16 => flip_lane::<I, N, 16>(x),
-        _ => {}
     }
 }
 
@@ -113,52 +89,68 @@ pub fn flip_across<I: Item, const N: usize>(x: &mut [I; N], lane: u32, m: u32) {
     }
 }
 
-/// Half-cleaners of strides `j = from, from/2, …, 1` (all within the warp):
-/// turns a bitonic warp tile into a sorted one when `from = 16 * N`.
+/// The half-cleaner of stride `J` on `B` warp tiles: in registers below
+/// `N`, across lanes `lane ^ J/N` from `N` on.
 #[inline(always)]
-pub fn warp_half_cleaners<I: Item, const N: usize>(x: &mut [I; N], lane: u32, from: usize) {
-    let mut j = from;
-    while j >= N && j > 0 {
-        half_clean_across(x, lane, (j / N) as u32);
-        j /= 2;
-    }
-    while j > 0 {
-        half_clean_in_lane(x, j);
-        j /= 2;
-    }
-}
-
-/// Phase `s` (flip, then half-cleaners) for `s <= 32 * N`.
-#[inline(always)]
-pub fn warp_phase<I: Item, const N: usize>(x: &mut [I; N], lane: u32, s: usize) {
-    warp_phase_batch(core::array::from_mut(x), lane, s);
-}
-
-/// [`warp_phase`] on `B` independent warp tiles at once: every stage is
-/// applied to all of them before the next, so their shuffles and loads
-/// overlap (instruction- and memory-level parallelism for short segments).
-#[inline(always)]
-pub fn warp_phase_batch<I: Item, const N: usize, const B: usize>(xs: &mut [[I; N]; B], lane: u32, s: usize) {
+fn half_clean<I: Item, const N: usize, const B: usize, const J: usize>(xs: &mut [[I; N]; B], lane: u32) {
     for x in xs.iter_mut() {
-        if s <= N {
-            flip_in_lane(x, s);
+        if J < N {
+            half_clean_lane::<I, N, J>(x);
         } else {
-            flip_across(x, lane, (s / N - 1) as u32);
+            half_clean_across(x, lane, (J / N) as u32);
         }
     }
-    let mut j = s / 4;
-    while j >= N && j > 0 {
-        for x in xs.iter_mut() {
-            half_clean_across(x, lane, (j / N) as u32);
+}
+
+/// The flip of block size `S` on `B` warp tiles (see [`half_clean`]).
+#[inline(always)]
+fn flip<I: Item, const N: usize, const B: usize, const S: usize>(xs: &mut [[I; N]; B], lane: u32) {
+    for x in xs.iter_mut() {
+        if S <= N {
+            flip_lane::<I, N, S>(x);
+        } else {
+            flip_across(x, lane, (S / N - 1) as u32);
         }
-        j /= 2;
     }
-    while j > 0 {
-        for x in xs.iter_mut() {
-            half_clean_in_lane(x, j);
-        }
-        j /= 2;
+}
+
+/// Runs `$body!(S; J...)` for every phase of a network of up to 512 items:
+/// the phase's size `S` and the strides of its half-cleaners. The one list
+/// every network here is generated from.
+macro_rules! phases {
+    ($body:ident) => {
+        $body!(2;);
+        $body!(4; 1);
+        $body!(8; 2, 1);
+        $body!(16; 4, 2, 1);
+        $body!(32; 8, 4, 2, 1);
+        $body!(64; 16, 8, 4, 2, 1);
+        $body!(128; 32, 16, 8, 4, 2, 1);
+        $body!(256; 64, 32, 16, 8, 4, 2, 1);
+        $body!(512; 128, 64, 32, 16, 8, 4, 2, 1);
+    };
+}
+
+/// The largest warp tile [`phases!`] covers.
+const MAX_WARP_TILE: usize = 512;
+
+/// The phases of the network up to `chunk` items (a power of two, at most
+/// `32 * N`), on `B` independent warp tiles at once: every stage is applied
+/// to all of them before the next, so their shuffles and loads overlap
+/// (instruction- and memory-level parallelism for short segments). Each
+/// aligned chunk ends sorted.
+#[inline(always)]
+fn phases_up_to<I: Item, const N: usize, const B: usize>(xs: &mut [[I; N]; B], lane: u32, chunk: usize) {
+    const { assert!(32 * N <= MAX_WARP_TILE) };
+    macro_rules! phase {
+        ($s:literal; $($j:literal),*) => {
+            if $s <= 32 * N && $s <= chunk {
+                flip::<I, N, B, $s>(xs, lane);
+                $( half_clean::<I, N, B, $j>(xs, lane); )*
+            }
+        };
     }
+    phases!(phase);
 }
 
 /// Sorts the warp's `32 * N` items (lane-blocked) ascending: the complete
@@ -175,11 +167,7 @@ pub fn warp_sort<I: Item, const N: usize>(x: &mut [I; N], lane: u32) {
 /// [`warp_sort`] of `B` independent warp tiles, stage by stage together.
 #[inline(always)]
 pub fn warp_sort_batch<I: Item, const N: usize, const B: usize>(xs: &mut [[I; N]; B], lane: u32) {
-    let mut s = 2;
-    while s <= 32 * N {
-        warp_phase_batch(xs, lane, s);
-        s *= 2;
-    }
+    phases_up_to(xs, lane, 32 * N);
 }
 
 /// Sorts each aligned chunk of `chunk` items (a power of two up to `32 * N`)
@@ -188,11 +176,20 @@ pub fn warp_sort_batch<I: Item, const N: usize, const B: usize>(xs: &mut [[I; N]
 /// compare-exchanges inside registers and only 3 are shuffles.
 #[inline(always)]
 pub fn warp_sort_chunks<I: Item, const N: usize>(x: &mut [I; N], lane: u32, chunk: usize) {
-    let mut s = 2;
-    while s <= chunk {
-        warp_phase(x, lane, s);
-        s *= 2;
+    phases_up_to(core::array::from_mut(x), lane, chunk);
+}
+
+/// Every half-cleaner inside a warp tile, strides `16 * N` down to 1: sorts
+/// a bitonic warp tile (the end of every phase larger than a warp tile).
+#[inline(always)]
+pub fn warp_half_cleaners<I: Item, const N: usize>(x: &mut [I; N], lane: u32) {
+    let xs = core::array::from_mut(x);
+    macro_rules! strides {
+        ($($j:literal),*) => {
+            $( if $j <= 16 * N { half_clean::<I, N, 1, $j>(xs, lane); } )*
+        };
     }
+    strides!(256, 128, 64, 32, 16, 8, 4, 2, 1);
 }
 
 /// Half-cleaners of every stride of a warp tile held *striped* (lane `l`
@@ -202,11 +199,12 @@ pub fn warp_sort_chunks<I: Item, const N: usize>(x: &mut [I; N], lane: u32, chun
 /// coalesced.
 #[inline(always)]
 pub fn striped_half_cleaners<I: Item, const N: usize>(x: &mut [I; N], lane: u32) {
-    let mut jr = N / 2;
-    while jr > 0 {
-        half_clean_in_lane(x, jr);
-        jr /= 2;
+    macro_rules! in_lane {
+        ($($j:literal),*) => {
+            $( if $j < N { half_clean_lane::<I, N, $j>(x); } )*
+        };
     }
+    in_lane!(8, 4, 2, 1);
     let mut m = 16;
     while m > 0 {
         half_clean_across(x, lane, m);

@@ -247,7 +247,7 @@ fn ptx_load_failure_is_typed() {
         let keys = input(n);
         let mut k = empty.stream().clone_htod(&keys).unwrap();
         match empty.sort(&mut k) {
-            Err(Error::PtxLoad(m)) => assert!(m.contains("kernel block_sort_u32"), "{m}"),
+            Err(Error::PtxLoad(m)) => assert!(m.contains("kernel merge_tile_sort_u32"), "{m}"),
             r => panic!("expected PtxLoad, got {r:?}"),
         }
         assert_eq!(empty.stream().clone_dtoh(&k).unwrap(), keys);
@@ -286,7 +286,7 @@ fn bad_input_is_refused_untouched() {
     // Configurations the kernels do not have, whatever the length (also 0 and 1).
     let bad_configs = [
         WarpsortConfig { tile: 1000, ..Default::default() },
-        WarpsortConfig { tile: 16_384, ..Default::default() },
+        WarpsortConfig { tile: 32_768, ..Default::default() },
         WarpsortConfig { tile: 4096, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 5, ..Default::default() },
         WarpsortConfig { tile: 256, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 16, ..Default::default() },
         WarpsortConfig { tile: 4096, merge: MergeKernel::Block, merge_keys_per_lane: 4, ..Default::default() },

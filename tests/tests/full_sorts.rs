@@ -86,7 +86,7 @@ fn a_first_merge_sizes() {
 fn every_warpsort_configuration() {
     let Some(g) = gpu() else { return };
     let merges = [(MergeKernel::WarpBitonic, [4, 8, 16].as_slice()), (MergeKernel::Block, [8, 16].as_slice())];
-    for tile in [256, 1024, 2048, 4096, 8192] {
+    for tile in [256, 1024, 2048, 4096, 8192, 16_384] {
         for (merge, ks) in merges {
             let shapes = ks.iter().flat_map(|k| [(k, 0), (k, 64), (k, 512)]);
             let shapes = shapes.flat_map(|(k, t)| [TileSort::WarpMerge, TileSort::BlockBitonic].map(|s| (k, t, s)));

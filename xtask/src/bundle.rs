@@ -45,8 +45,10 @@ pub fn bundle(root: &Path) -> Result<(), String> {
     ]))?;
     std::fs::copy(root.join("target/release/warpsort"), dir.join("warpsort")).map_err(|e| e.to_string())?;
     let cub = root.join("xtask/cub/cub_bench.cu");
-    if cub.exists() {
-        std::fs::copy(&cub, dir.join("cub_bench.cu")).map_err(|e| e.to_string())?;
+    std::fs::copy(&cub, dir.join("cub_bench.cu")).map_err(|e| e.to_string())?;
+    if let Some(exe) = cub_harness(root, &cub)? {
+        std::fs::copy(exe, dir.join("cub_bench")).map_err(|e| e.to_string())?;
+        println!("bundle/cub_bench: the CUB harness, built here (run.sh then needs no nvcc)");
     }
     std::fs::copy(root.join("xtask/run-bundle.sh"), dir.join("run.sh")).map_err(|e| e.to_string())?;
     println!("bundle/: {count} test binaries, warpsort, cub_bench.cu, run.sh");
@@ -59,4 +61,31 @@ pub fn bundle(root: &Path) -> Result<(), String> {
         std::fs::metadata(root.join(".gpu/bundle.tar.xz")).map_err(|e| e.to_string())?.len() >> 20
     );
     Ok(())
+}
+
+/// The CUB harness built with an `nvcc` on this machine (`NVCC`, or `nvcc` on
+/// the PATH; the `nvidia-cuda-nvcc`, `-crt`, `-cccl`, `-runtime` and
+/// `nvidia-nvvm` wheels make one), in `target/cub/`, rebuilt when its source
+/// is newer; `None` without an `nvcc` (run.sh then compiles it on the GPU
+/// machine, about three minutes). `NVCC_LIBDIR` adds a library folder for
+/// wheels that keep `libcudart_static.a` outside nvcc's own search path.
+fn cub_harness(root: &Path, src: &Path) -> Result<Option<std::path::PathBuf>, String> {
+    let nvcc = std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
+    if Command::new(&nvcc).arg("--version").output().map_or(true, |o| !o.status.success()) {
+        return Ok(None);
+    }
+    let exe = root.join("target/cub/cub_bench");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if modified(&exe).is_some() && modified(&exe) >= modified(src) {
+        return Ok(Some(exe));
+    }
+    std::fs::create_dir_all(exe.parent().unwrap()).map_err(|e| e.to_string())?;
+    let mut cmd = Command::new(&nvcc);
+    cmd.args(["-O3", "-std=c++17", "-arch=sm_90", "-o"]).arg(&exe).arg(src);
+    if let Ok(lib) = std::env::var("NVCC_LIBDIR") {
+        cmd.arg(format!("-L{lib}"));
+    }
+    println!("building the CUB harness with {nvcc} (a few minutes)");
+    crate::run(&mut cmd)?;
+    Ok(Some(exe))
 }

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use warpsort_kernels::config::LAUNCH_BOUNDS;
+
 use crate::{output, ptxas, run};
 
 /// The PTX builds the host embeds: `(file stem, -mcpu)`. sm_70 PTX loads on
@@ -48,6 +50,29 @@ fn bitcode(root: &Path, cpu: &str) -> Result<PathBuf, String> {
     if bc.exists() { Ok(bc) } else { Err(format!("{} was not produced", bc.display())) }
 }
 
+/// Writes the device crate's launch bounds (`config::LAUNCH_BOUNDS`) into
+/// the PTX after the parameter list of each matching kernel, as `.maxnreg`:
+/// the registers a thread may use when that many threads share the 64K
+/// registers of an SM. (`.maxntid` says the same more directly, but ptxas then
+/// aimed at two such blocks per SM and spilled kernels that fit one.)
+const REGISTERS_PER_SM: u32 = 65536;
+
+fn with_launch_bounds(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len() + 4096);
+    let mut bound = None;
+    for line in ptx.lines() {
+        out.push_str(line);
+        out.push('\n');
+        if let Some(name) = line.strip_prefix(".visible .entry ") {
+            bound = LAUNCH_BOUNDS.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|&(_, n)| n);
+        } else if let (Some(n), true) = (bound, line.starts_with(')')) {
+            out.push_str(&format!(".maxnreg {}\n", REGISTERS_PER_SM / n));
+            bound = None;
+        }
+    }
+    out
+}
+
 /// The kernels (functions with the `ptx_kernel` calling convention).
 fn kernel_names(ll: &str) -> Vec<String> {
     ll.lines()
@@ -80,7 +105,7 @@ fn build_one(root: &Path, cpu: &str) -> Result<(String, Vec<String>), String> {
         .arg("-o")
         .arg(&ptx))?;
     let text = std::fs::read_to_string(&ptx).map_err(|e| e.to_string())?;
-    Ok((text, kernels))
+    Ok((with_launch_bounds(&text), kernels))
 }
 
 /// `cargo xtask build-ptx`.
