@@ -8,7 +8,11 @@ use std::process::Command;
 
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::data::{Dist, FromPattern, keys};
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, TileSort, WarpsortConfig};
+use warpsort::kernels::config::PAPER_HALF_PER_LANE;
+use warpsort::{
+    Algorithm, Gpu, MergeKernel, Order, PaperConfig, PaperLoads, Payload, SortKey, SortOptions, TileSort,
+    WarpsortConfig,
+};
 
 /// Benchmark errors: warpsort's, the driver's, or a message.
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -548,6 +552,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             for pairs in [false, true] {
                 b.sort_row("sizes", Algorithm::WarpSort, Dist::Uniform, pairs, &keys_in)?;
                 b.sort_row("sizes", Algorithm::Bitonic, Dist::Uniform, pairs, &keys_in)?;
+                b.sort_row("sizes", Algorithm::WarpsortPaper, Dist::Uniform, pairs, &keys_in)?;
                 b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None, "");
             }
         }
@@ -568,8 +573,11 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         for dist in Dist::ALL {
             progress(&format!("distribution {}, n = 2^24", dist.name()));
             let keys_in = input::<u32>(dist, n);
-            b.sort_row("dists", Algorithm::WarpSort, dist, false, &keys_in)?;
-            b.cub_rows("dists", dist, false, &keys_in, None, "");
+            for pairs in [false, true] {
+                b.sort_row("dists", Algorithm::WarpSort, dist, pairs, &keys_in)?;
+                b.sort_row("dists", Algorithm::WarpsortPaper, dist, pairs, &keys_in)?;
+                b.cub_rows("dists", dist, pairs, &keys_in, None, "");
+            }
         }
     }
 
@@ -726,6 +734,10 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         }
     }
 
+    if opts.wants("paper") {
+        paper_suite(&mut b)?;
+    }
+
     let wrong = b.rows.iter().filter(|r| !r.verified).count();
     println!(
         "{} measurements, {} unverified; results in {}",
@@ -735,6 +747,128 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
     );
     if wrong > 0 {
         return Err(format!("{wrong} results failed verification").into());
+    }
+    Ok(())
+}
+
+/// The paper's own experiments on its own configuration
+/// ([`Algorithm::WarpsortPaper`]) and on the tuned pipeline's options:
+/// Fig. 11 (step 1 warp- against block-based), Fig. 12 (coalesced against
+/// reversed loads), Fig. 13 (bitonic against rank-based merges), Fig. 14
+/// (time per step), and sweeps of the paper's `t`, `l`, `s` and `k`.
+fn paper_suite(b: &mut Bench) -> Result<()> {
+    let (gpu, quick) = (b.gpu, b.opts.quick);
+    let s = gpu.stream().clone();
+    let ns: Vec<usize> = if quick { vec![1 << 20, 1 << 22] } else { vec![1 << 20, 1 << 22, 1 << 24] };
+    let paper =
+        |cfg: PaperConfig| SortOptions { algorithm: Algorithm::WarpsortPaper, paper: cfg, ..Default::default() };
+    let tuned = |cfg: WarpsortConfig| SortOptions { warpsort: cfg, ..Default::default() };
+    for &n in &ns {
+        let keys_in = input::<u32>(Dist::Uniform, n);
+        for pairs in [false, true] {
+            progress(&format!("paper experiments (Figs. 11-13), n = 2^{}, pairs {pairs}", n.trailing_zeros()));
+            for loads in [PaperLoads::Coalesced, PaperLoads::Reversed] {
+                let o = paper(PaperConfig { loads, ..Default::default() });
+                b.sort_row_with::<u32, u32>(
+                    "fig12",
+                    format!("paper loads={loads:?}"),
+                    o,
+                    Dist::Uniform,
+                    pairs,
+                    &keys_in,
+                )?;
+            }
+            for merge in [MergeKernel::WarpBitonic, MergeKernel::Block] {
+                let o = tuned(WarpsortConfig { merge, ..Default::default() });
+                b.sort_row_with::<u32, u32>(
+                    "fig13",
+                    format!("warpsort merge={merge:?}"),
+                    o,
+                    Dist::Uniform,
+                    pairs,
+                    &keys_in,
+                )?;
+            }
+            for tile_sort in [TileSort::WarpMerge, TileSort::BlockBitonic] {
+                let o = tuned(WarpsortConfig { tile: 4096, tile_sort, ..Default::default() });
+                let label = format!("warpsort step1={tile_sort:?} tile=4096");
+                b.sort_row_with::<u32, u32>("fig11", label, o, Dist::Uniform, pairs, &keys_in)?;
+            }
+        }
+        // Fig. 14: the time of each step (kernel times grouped by step).
+        for pairs in [false, true] {
+            let what = if pairs { "pairs" } else { "keys" };
+            progress(&format!("paper time per step (Fig. 14), n = 2^{}, {what}", n.trailing_zeros()));
+            let o = paper(PaperConfig::default());
+            let mut k = s.clone_htod(&keys_in)?;
+            let mut v = s.clone_htod(&(0..n as u32).collect::<Vec<_>>())?;
+            let sort = |k: &mut _, v: &mut _| if pairs { gpu.sort_pairs(k, v, &o) } else { gpu.sort_with(k, &o) };
+            sort(&mut k, &mut v)?; // warm-up
+            s.memcpy_htod(&keys_in, &mut k)?;
+            let before = gpu.check(&k, pairs.then_some(&v), Order::Ascending)?;
+            gpu.profile_begin();
+            sort(&mut k, &mut v)?;
+            let times = gpu.profile_end()?;
+            let verified = gpu.check(&k, pairs.then_some(&v), Order::Ascending)?.confirms(&before);
+            let mut steps = [0.0f64; 4];
+            for t in &times {
+                let step = match t.kernel.as_str() {
+                    k if k.starts_with("block_sort") => 0, // and the 8192 samples' sort
+                    k if k.starts_with("paper_merge") => 1,
+                    k if k.starts_with("paper_final") => 3,
+                    _ => 2, // samples, split, group starts
+                };
+                steps[step] += t.ms;
+                println!(
+                    "fig14     {what:<5} n=2^{:<3} {:<28} {:>3} launches {:>9.3} ms",
+                    n.trailing_zeros(),
+                    t.kernel,
+                    t.launches,
+                    t.ms
+                );
+            }
+            for (i, ms) in steps.into_iter().enumerate() {
+                let algo = format!("paper step {}", i + 1);
+                let bytes = if pairs { 16 } else { 8 };
+                let dtype = if pairs { "u32:u32" } else { "u32" };
+                b.push(Row {
+                    suite: "fig14",
+                    algo,
+                    dtype,
+                    pairs,
+                    dist: "uniform",
+                    n,
+                    ms,
+                    bytes_per_key: bytes,
+                    verified,
+                });
+            }
+        }
+    }
+    // The paper's parameters at one size.
+    let n = if quick { 1 << 22 } else { 1 << 24 };
+    let keys_in = input::<u32>(Dist::Uniform, n);
+    progress(&format!("paper parameters t, l, s, k, n = 2^{}", n.trailing_zeros()));
+    let d = PaperConfig::default();
+    let mut cfgs: Vec<(String, PaperConfig)> = Vec::new();
+    for h in PAPER_HALF_PER_LANE {
+        cfgs.push((format!("t={}", 64 * h), PaperConfig { buffer: 64 * h, ..d }));
+    }
+    for l in [128, 256, 1024, 2048] {
+        cfgs.push((format!("l={l}"), PaperConfig { sequences: l, ..d }));
+    }
+    for (groups, oversampling) in [(256, 32), (512, 16), (2048, 4), (8192, 1)] {
+        cfgs.push((format!("s={groups} k={oversampling}"), PaperConfig { groups, oversampling, ..d }));
+    }
+    for (label, cfg) in cfgs {
+        b.sort_row_with::<u32, u32>(
+            "paper-params",
+            format!("paper {label}"),
+            paper(cfg),
+            Dist::Uniform,
+            false,
+            &keys_in,
+        )?;
     }
     Ok(())
 }

@@ -5,8 +5,8 @@ use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_THREADS, BLOCK_TILE, DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
     DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE, DEFAULT_MERGE_KEYS_PER_LANE, DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
     DEFAULT_TILE, DEFAULT_TILE_WIDE, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, KEYS_PER_LANE, MERGE_BLOCK_THREADS,
-    MERGE_KEYS_PER_LANE, PARTITION_THREADS, SAMPLE_STRIDE, TILE_MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE,
-    merge_pass_smem_slots, tile_merge_smem_slots,
+    MERGE_KEYS_PER_LANE, PAPER_TILE, PARTITION_THREADS, SAMPLE_STRIDE, TILE_MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS,
+    WARP_SIZE, merge_pass_smem_slots, tile_merge_smem_slots,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Arg, DevPtr, Gpu, blocks_for};
 use crate::items::RawItems;
 use crate::key::{Order, Payload, SortKey};
+use crate::paper::{PaperConfig, PaperLayout};
 use crate::scratch::Scratch;
 
 /// Which sorting algorithm a full sort runs.
@@ -30,11 +31,16 @@ pub enum Algorithm {
     /// The naive bitonic sort: one launch per stage (the reference the fused
     /// sort is measured against).
     BitonicNaive,
+    /// GPU-Warpsort as published (its four steps and parameters,
+    /// [`PaperConfig`]): the reference the tuned [`Algorithm::WarpSort`] is
+    /// measured against.
+    WarpsortPaper,
 }
 
 impl Algorithm {
     /// Every algorithm, for benchmarks and tests.
-    pub const ALL: [Algorithm; 3] = [Algorithm::WarpSort, Algorithm::Bitonic, Algorithm::BitonicNaive];
+    pub const ALL: [Algorithm; 4] =
+        [Algorithm::WarpSort, Algorithm::Bitonic, Algorithm::BitonicNaive, Algorithm::WarpsortPaper];
 
     /// Short name for reports.
     pub fn name(self) -> &'static str {
@@ -42,6 +48,7 @@ impl Algorithm {
             Algorithm::WarpSort => "warpsort",
             Algorithm::Bitonic => "bitonic",
             Algorithm::BitonicNaive => "bitonic-naive",
+            Algorithm::WarpsortPaper => "warpsort-paper",
         }
     }
 }
@@ -209,6 +216,8 @@ pub struct SortOptions {
     pub stable: bool,
     /// GPU-Warpsort's parameters.
     pub warpsort: WarpsortConfig,
+    /// The published GPU-Warpsort's parameters ([`Algorithm::WarpsortPaper`]).
+    pub paper: PaperConfig,
 }
 
 impl SortOptions {
@@ -220,7 +229,8 @@ impl SortOptions {
     /// Checks the options against what the kernels support (every sort does
     /// this first, whatever the length).
     pub fn validate(&self) -> Result<()> {
-        self.warpsort.validate()
+        self.warpsort.validate()?;
+        self.paper.validate()
     }
 }
 
@@ -449,6 +459,9 @@ impl Gpu {
             Algorithm::WarpSort if n > cfg.tile_for(bytes) => {
                 WarpsortLayout::new(n, key_bytes, val_bytes, cfg.window(val_bytes > 0, bytes)).bytes
             }
+            Algorithm::WarpsortPaper if n > PAPER_TILE as usize => {
+                PaperLayout::new(&opts.paper, n, key_bytes, val_bytes).bytes
+            }
             _ => 0,
         }
     }
@@ -511,6 +524,7 @@ impl Gpu {
             Algorithm::WarpSort => self.warpsort(items, &opts.warpsort, temp),
             Algorithm::Bitonic => self.bitonic(items, true),
             Algorithm::BitonicNaive => self.bitonic(items, false),
+            Algorithm::WarpsortPaper => self.warpsort_paper(items, &opts.paper, temp),
         })
     }
 

@@ -42,6 +42,15 @@ macro_rules! block_merge_widths {
         $m! { $($extra)*; (k8, 8, "block_merge8"), (k16, 16, "block_merge16") }
     };
 }
+/// Buffer widths of the paper's warp merge (`paper`, steps 2 and 4; see
+/// [`warp_sort_widths!`]): a buffer of `t = 64 * h` items, `h` per lane in
+/// each half.
+#[macro_export]
+macro_rules! paper_buffer_widths {
+    ($m:ident $(, $extra:tt)*) => {
+        $m! { $($extra)*; (t64, 1, "64"), (t128, 2, "128") }
+    };
+}
 /// The keys-per-lane column of a width list.
 macro_rules! widths_array {
     (; $(($module:ident, $k:literal, $name:literal)),*) => { [$($k),*] };
@@ -251,3 +260,25 @@ pub const SEGMENT_CURSORS: usize = SEGMENT_CLASSES + 3;
 pub const fn segment_lists_bound(n: u64, segs: u64) -> u64 {
     if segs < n / 2 { segs } else { n / 2 }
 }
+
+/// Half-buffer items per lane of the paper's warp merge, one per buffer
+/// width `t = 64 * h` (`paper_merge{t}_*`, `paper_final{t}_*`).
+pub const PAPER_HALF_PER_LANE: [u32; 2] = paper_buffer_widths!(widths_array);
+/// GPU-Warpsort as published, step 1: tiles of one warp's `32 * 8` keys,
+/// sorted by the barrier-free warp network (`block_sort_*` run with one warp
+/// a block). The paper needs at least 128 keys a warp.
+pub const PAPER_TILE: u32 = WARP_TILE;
+/// The paper's default merge buffer `t` (it needs at least 64).
+pub const PAPER_DEFAULT_BUFFER: u32 = 64;
+/// The paper's `l`: sequences left when step 2 stops (it must exceed the
+/// SM count; 64 served 16 SMs, this serves an H200's 132 about as well).
+pub const PAPER_DEFAULT_SEQUENCES: u32 = 512;
+/// The paper's `s`: groups step 3 cuts the `l` sequences into.
+pub const PAPER_DEFAULT_GROUPS: u32 = 1024;
+/// The paper's `k`: samples per splitter (`s * k` random samples sorted,
+/// every `k`-th a splitter).
+pub const PAPER_DEFAULT_OVERSAMPLING: u32 = 8;
+/// At most this many samples (`s * k`): they are sorted by one block sort.
+pub const PAPER_MAX_SAMPLES: u32 = BLOCK_SORT_MAX_TILE;
+/// Threads per block of the paper's merge kernels (a warp per merge).
+pub const PAPER_THREADS: u32 = 128;

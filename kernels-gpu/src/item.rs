@@ -295,23 +295,25 @@ impl<K: Key, V: Word> Pair<K, V> {
 pub struct Padded<I> {
     /// The item (meaningless when `pad`).
     pub item: I,
-    /// Whether this slot is padding.
-    pub pad: bool,
+    /// 1 where this slot is padding, else 0 (a `u32`, not a `bool`: a
+    /// `bool` left padding bytes in the struct, which LLVM then carried
+    /// through local memory wherever these items crossed a loop).
+    pub pad: u32,
 }
 
 impl<I: Item> Item for Padded<I> {
     #[inline(always)]
     fn gt(&self, other: &Self) -> bool {
-        (self.pad & !other.pad) | ((self.pad == other.pad) & self.item.gt(&other.item))
+        (self.pad > other.pad) | ((self.pad == other.pad) & self.item.gt(&other.item))
     }
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {
-        let pad = (self.pad as u32).shfl_bfly(mask) != 0;
+        let pad = self.pad.shfl_bfly(mask);
         Padded { item: self.item.shfl_bfly(mask), pad }
     }
     #[inline(always)]
     fn shfl_idx(self, src: u32) -> Self {
-        let pad = (self.pad as u32).shfl_idx(src) != 0;
+        let pad = self.pad.shfl_idx(src);
         Padded { item: self.item.shfl_idx(src), pad }
     }
 }

@@ -13,7 +13,8 @@
 //! `merge_path` (GPU-Warpsort's split: merge-path searches, samples,
 //! partition), `block_merge` (its merges in shared memory and step 1 by warp
 //! sorts and merges), `warp_merge` (its warp bitonic merge), `segmented`
-//! (segments given by offsets),
+//! (segments given by offsets), `paper` (GPU-Warpsort as published: the
+//! buffered warp merge, sampled splitters, independent final merges),
 //! `checks`, `permute` (index sequences and gathers for argsort and stable
 //! sorts), `probe`.
 #![no_std]
@@ -145,6 +146,7 @@ device_modules!(
     item,
     merge_path,
     network,
+    paper,
     permute,
     probe,
     segmented,

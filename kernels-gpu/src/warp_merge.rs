@@ -24,10 +24,7 @@ unsafe fn merge_window<I: Item, const N: usize>(
     load: impl Fn(usize) -> I,
     store: impl Fn(usize, I),
 ) {
-    let mut x: [I; N] = [load(lane as usize); N];
-    for (r, slot) in x.iter_mut().enumerate().skip(1) {
-        *slot = load(r * WARP_SIZE as usize + lane as usize);
-    }
+    let mut x: [I; N] = core::array::from_fn(|r| load(r * WARP_SIZE as usize + lane as usize));
     striped_half_cleaners(&mut x, lane);
     for (r, item) in x.iter().enumerate() {
         let e = r * WARP_SIZE as usize + lane as usize;
@@ -86,7 +83,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
         } else {
             // A short last window pads the middle; keep the pads after real
             // MAX keys so that no payload is dropped.
-            let get_padded = |e: usize| Padded { item: get(e), pad: !from_a(e) && !from_b(e) };
+            let get_padded = |e: usize| Padded { item: get(e), pad: (!from_a(e) && !from_b(e)) as u32 };
             let put_padded = |e: usize, p: Padded<Pair<K, V>>| put(e, p.item);
             unsafe { merge_window::<_, N>(lane, count, get_padded, put_padded) };
         }

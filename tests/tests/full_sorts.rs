@@ -1,7 +1,7 @@
 //! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
 //! reference over sizes, distributions, key types, orders and key-value.
 
-use warpsort::{Algorithm, MergeKernel, Order, SortOptions, TileSort, WarpsortConfig};
+use warpsort::{Algorithm, MergeKernel, Order, PaperConfig, PaperLoads, SortOptions, TileSort, WarpsortConfig};
 use warpsort_tests::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
 
 fn opts(algorithm: Algorithm, order: Order) -> SortOptions {
@@ -52,7 +52,7 @@ fn every_key_type_and_order() {
 #[test]
 fn millions() {
     let Some(g) = gpu() else { return };
-    for a in [Algorithm::WarpSort, Algorithm::Bitonic] {
+    for a in [Algorithm::WarpSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
         check_sort::<u32>(g, Dist::Uniform, LARGE, &opts(a, Order::Ascending));
         check_sort_pairs::<u32>(g, Dist::Gaussian, LARGE + 3, &opts(a, Order::Ascending));
     }
@@ -124,6 +124,38 @@ fn every_warpsort_configuration() {
     }
     let mut d = g.stream().clone_htod(&[2u32, 1]).unwrap();
     let bad = SortOptions { warpsort: WarpsortConfig { tile: 1000, ..Default::default() }, ..Default::default() };
+    assert!(matches!(g.sort_with(&mut d, &bad), Err(warpsort::Error::BadConfig(_))));
+    assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [2, 1]);
+}
+
+#[test]
+fn every_paper_configuration() {
+    // GPU-Warpsort as published: every buffer width and load pattern, with
+    // few sequences and groups so that moderate sizes run all four steps
+    // (several step-2 passes, deep step-4 merge trees, groups of equal keys),
+    // and with many, so that step 2 alone finishes the sort.
+    let Some(g) = gpu() else { return };
+    for buffer in [64, 128] {
+        for loads in [PaperLoads::Coalesced, PaperLoads::Reversed] {
+            for (sequences, groups, oversampling) in [(2, 2, 1), (4, 16, 4), (64, 300, 3), (1 << 20, 0, 0)] {
+                let paper = PaperConfig { buffer, sequences, groups, oversampling, loads };
+                let o = SortOptions { algorithm: Algorithm::WarpsortPaper, paper, ..Default::default() };
+                for n in [257, 4097, 100_003] {
+                    for dist in [Dist::Uniform, Dist::AllEqual, Dist::Sorted, Dist::FewUnique] {
+                        check_sort::<u32>(g, dist, n, &o);
+                        check_sort_pairs::<u32>(g, dist, n, &o);
+                    }
+                    check_sort_pairs::<u64>(g, Dist::Reverse, n, &o);
+                }
+            }
+        }
+    }
+    let bad = SortOptions {
+        algorithm: Algorithm::WarpsortPaper,
+        paper: PaperConfig { sequences: 3, ..Default::default() },
+        ..Default::default()
+    };
+    let mut d = g.stream().clone_htod(&[2u32, 1]).unwrap();
     assert!(matches!(g.sort_with(&mut d, &bad), Err(warpsort::Error::BadConfig(_))));
     assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [2, 1]);
 }

@@ -189,15 +189,19 @@ pub fn charts(rows: &[Row]) -> Vec<(String, String)> {
     for suite in suites {
         let rs: Vec<&Row> = rows.iter().filter(|r| r.suite == suite).collect();
         let sizes: std::collections::BTreeSet<u64> = rs.iter().map(|r| r.n).collect();
-        if suite == "sizes" && sizes.len() > 1 {
+        let one_dist = rs.iter().all(|r| r.dist == rs[0].dist);
+        if sizes.len() > 1 && one_dist {
+            // Against n: the sorting rate (Figs. 8, 9, 11-13), or for the
+            // time per step (Fig. 14) the time itself.
+            let time = suite == "fig14";
             let mut series: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
             for r in &rs {
-                series.entry(format!("{} ({})", r.algo, kind(r))).or_default().push((r.n, r.keys_per_s / 1e9));
+                let y = if time { r.ms } else { r.keys_per_s / 1e9 };
+                series.entry(format!("{} ({})", r.algo, kind(r))).or_default().push((r.n, y));
             }
-            out.push((
-                format!("{suite}.svg"),
-                line_chart(&format!("Sorting rate against n, {} uniform, {gpu}", rs[0].dtype), &series),
-            ));
+            let what = if time { "Time per step (ms)" } else { "Sorting rate (Gkeys/s)" };
+            let title = format!("{suite}: {what} against n, {} {}, {gpu}", rs[0].dtype, rs[0].dist);
+            out.push((format!("{suite}.svg"), line_chart(&title, &series)));
         } else {
             // Categories: distributions when they vary, else the algorithms.
             let by_dist = rs.iter().any(|r| r.dist != rs[0].dist);

@@ -50,7 +50,7 @@ fn bitcode(root: &Path, cpu: &str) -> Result<PathBuf, String> {
     if bc.exists() { Ok(bc) } else { Err(format!("{} was not produced", bc.display())) }
 }
 
-/// Writes the device crate's launch bounds (`config::LAUNCH_BOUNDS`) into
+/// Drops llc's comments and writes the device crate's launch bounds (`config::LAUNCH_BOUNDS`) into
 /// the PTX after the parameter list of each matching kernel, as `.maxnreg`:
 /// the registers a thread may use when that many threads share the 64K
 /// registers of an SM. (`.maxntid` says the same more directly, but ptxas then
@@ -61,6 +61,13 @@ fn with_launch_bounds(ptx: &str) -> String {
     let mut out = String::with_capacity(ptx.len() + 4096);
     let mut bound = None;
     for line in ptx.lines() {
+        // llc's comments (block labels, `// @name`) are a sixth of the text
+        // the host embeds and the driver parses: dropped.
+        let line = match line.find("//") {
+            Some(0) => continue,
+            Some(i) => line[..i].trim_end(),
+            None => line,
+        };
         out.push_str(line);
         out.push('\n');
         if let Some(name) = line.strip_prefix(".visible .entry ") {

@@ -38,11 +38,16 @@ fn number_before(line: &str, unit: &str) -> Option<u32> {
 
 fn parse(log: &str) -> Vec<Usage> {
     let mut out: Vec<Usage> = Vec::new();
+    let mut in_kernel = false;
     for line in log.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             out.push(Usage { name: rest.split('\'').next().unwrap_or("").to_string(), ..Default::default() });
+        } else if let Some(rest) = line.split("Function properties for ").nth(1) {
+            // The frame lines that follow are the kernel's only when they
+            // follow its own name (a callee's, e.g. a panic, come after).
+            in_kernel = out.last().is_some_and(|u| rest.trim() == u.name);
         } else if let Some(u) = out.last_mut() {
-            if line.contains("bytes stack frame") {
+            if line.contains("bytes stack frame") && in_kernel {
                 u.stack = number_before(line, "bytes stack frame").unwrap_or(0);
                 u.spill_stores = number_before(line, "bytes spill stores").unwrap_or(0);
                 u.spill_loads = number_before(line, "bytes spill loads").unwrap_or(0);

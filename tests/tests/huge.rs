@@ -1,0 +1,49 @@
+//! Sorts past 2^31 items (the index arithmetic of every step in 64 bits),
+//! checked on the GPU (sorted, and the same multiset as the input). Skipped
+//! with a notice where the GPU has not the ~40 GB they need free.
+
+use warpsort::{Algorithm, Order, SortOptions};
+use warpsort_tests::gpu;
+
+/// Past `i32::MAX` and not a multiple of any tile.
+const N: usize = (1 << 31) + 4099;
+
+fn input(n: usize) -> Vec<u32> {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u32
+        })
+        .collect()
+}
+
+#[test]
+fn beyond_two_to_the_31() {
+    let Some(g) = gpu() else { return };
+    let (free, _) = g.context().mem_get_info().unwrap();
+    let need = N * 4 * 5;
+    if free < need {
+        eprintln!("SKIPPED: sorts of 2^31 + 4099 keys need {need} bytes of GPU memory, {free} free");
+        return;
+    }
+    let keys = input(N);
+    let vals: Vec<u32> = (0..N as u32).collect();
+    for algorithm in [Algorithm::WarpSort, Algorithm::WarpsortPaper] {
+        let o = SortOptions { algorithm, ..Default::default() };
+        let mut dk = g.stream().clone_htod(&keys).unwrap();
+        let before = g.check::<u32, u32>(&dk, None, Order::Ascending).unwrap();
+        g.sort_with(&mut dk, &o).unwrap();
+        let after = g.check::<u32, u32>(&dk, None, Order::Ascending).unwrap();
+        assert!(after.confirms(&before), "{algorithm:?} keys: {before:?} -> {after:?}");
+        drop(dk);
+        let mut dk = g.stream().clone_htod(&keys).unwrap();
+        let mut dv = g.stream().clone_htod(&vals).unwrap();
+        let before = g.check(&dk, Some(&dv), Order::Descending).unwrap();
+        g.sort_pairs(&mut dk, &mut dv, &SortOptions { order: Order::Descending, ..o }).unwrap();
+        let after = g.check(&dk, Some(&dv), Order::Descending).unwrap();
+        assert!(after.confirms(&before), "{algorithm:?} pairs: {before:?} -> {after:?}");
+    }
+}
