@@ -8,7 +8,7 @@ use std::process::Command;
 
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::data::{Dist, FromPattern, keys};
-use warpsort::kernels::config::PAPER_HALF_PER_LANE;
+use warpsort::kernels::config::PAPER_BUFFERS;
 use warpsort::{
     Algorithm, Gpu, MergeKernel, Order, PaperConfig, PaperLoads, Payload, SortKey, SortOptions, TileSort,
     WarpsortConfig,
@@ -851,8 +851,8 @@ fn paper_suite(b: &mut Bench) -> Result<()> {
     progress(&format!("paper parameters t, l, s, k, n = 2^{}", n.trailing_zeros()));
     let d = PaperConfig::default();
     let mut cfgs: Vec<(String, PaperConfig)> = Vec::new();
-    for h in PAPER_HALF_PER_LANE {
-        cfgs.push((format!("t={}", 64 * h), PaperConfig { buffer: 64 * h, ..d }));
+    for buffer in PAPER_BUFFERS {
+        cfgs.push((format!("t={buffer}"), PaperConfig { buffer, ..d }));
     }
     for l in [128, 256, 1024, 2048] {
         cfgs.push((format!("l={l}"), PaperConfig { sequences: l, ..d }));

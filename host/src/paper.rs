@@ -4,8 +4,8 @@
 //! tuned pipeline. The device side is `warpsort_kernels::paper`.
 
 use warpsort_kernels::config::{
-    PAPER_DEFAULT_BUFFER, PAPER_DEFAULT_GROUPS, PAPER_DEFAULT_OVERSAMPLING, PAPER_DEFAULT_SEQUENCES,
-    PAPER_HALF_PER_LANE, PAPER_MAX_SAMPLES, PAPER_THREADS, PAPER_TILE, WARP_SIZE,
+    PAPER_BUFFERS, PAPER_DEFAULT_BUFFER, PAPER_DEFAULT_GROUPS, PAPER_DEFAULT_OVERSAMPLING, PAPER_DEFAULT_SEQUENCES,
+    PAPER_MAX_SAMPLES, PAPER_THREADS, PAPER_TILE, WARP_SIZE,
 };
 
 use crate::error::{Error, Result};
@@ -72,7 +72,7 @@ impl PaperConfig {
 
     /// Checks the parameters ([`Error::BadConfig`] says which are wrong).
     pub fn validate(&self) -> Result<()> {
-        let buffers = PAPER_HALF_PER_LANE.map(|h| 2 * WARP_SIZE * h);
+        let buffers = PAPER_BUFFERS;
         let l = self.sequences();
         let ok = buffers.contains(&self.buffer())
             && l.is_power_of_two()

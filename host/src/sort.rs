@@ -86,11 +86,21 @@ impl TileSort {
     /// The smallest and the largest tile (a power of two) this step 1 sorts:
     /// from one warp's tile to 1024 threads' worth.
     pub fn tile_range(self) -> (usize, usize) {
-        let per_thread = match self {
+        let per_thread = self.per_thread() as usize;
+        (WARP_SIZE as usize * per_thread, 1024 * per_thread)
+    }
+
+    /// Items each thread of this step 1 holds.
+    fn per_thread(self) -> u32 {
+        match self {
             TileSort::BlockBitonic => KEYS_PER_LANE,
             TileSort::WarpMerge => TILE_MERGE_KEYS_PER_LANE,
-        } as usize;
-        (WARP_SIZE as usize * per_thread, 1024 * per_thread)
+        }
+    }
+
+    /// Threads per block that sort a tile of `tile` items.
+    pub(crate) fn threads(self, tile: usize) -> u32 {
+        (tile / self.per_thread() as usize) as u32
     }
 }
 
@@ -534,15 +544,11 @@ impl Gpu {
     fn check_launch_shapes(&self, items: &RawItems, cfg: &WarpsortConfig) -> Result<()> {
         let (pairs, bytes) = (items.vals != 0, items.item_bytes());
         let tile = cfg.tile_for(bytes);
-        let (tile_slots, tile_kernel, tile_threads) = match cfg.tile_sort {
-            TileSort::BlockBitonic => (tile, "block_sort", tile / KEYS_PER_LANE as usize),
-            TileSort::WarpMerge => (
-                tile_merge_smem_slots(tile as u32) as usize,
-                "merge_tile_sort",
-                tile / TILE_MERGE_KEYS_PER_LANE as usize,
-            ),
+        let (tile_slots, tile_kernel) = match cfg.tile_sort {
+            TileSort::BlockBitonic => (tile, "block_sort"),
+            TileSort::WarpMerge => (tile_merge_smem_slots(tile as u32) as usize, "merge_tile_sort"),
         };
-        self.check_block(&items.kernel(tile_kernel), tile_threads as u32)?;
+        self.check_block(&items.kernel(tile_kernel), cfg.tile_sort.threads(tile))?;
         let merge_slots = match cfg.merge {
             MergeKernel::Block if items.n > tile => {
                 let k = cfg.merge_keys(pairs, bytes);
@@ -572,7 +578,7 @@ impl Gpu {
         samples: [Arg; 2],
     ) -> Result<()> {
         let segments = src.n.div_ceil(seg);
-        let threads = (tile / KEYS_PER_LANE as usize) as u32;
+        let threads = TileSort::BlockBitonic.threads(tile);
         let smem = (tile * src.item_bytes()) as u32;
         let [sk, sv] = src.args();
         let [dk, dv] = dst.args();
@@ -595,7 +601,7 @@ impl Gpu {
         match cfg.tile_sort {
             TileSort::BlockBitonic => self.block_sort(src, dst, tile, tile, samples),
             TileSort::WarpMerge => {
-                let threads = (tile / TILE_MERGE_KEYS_PER_LANE as usize) as u32;
+                let threads = TileSort::WarpMerge.threads(tile);
                 let smem = tile_merge_smem_slots(tile as u32) * src.item_bytes() as u32;
                 let [sk, sv] = src.args();
                 let [dk, dv] = dst.args();

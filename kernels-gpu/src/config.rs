@@ -264,6 +264,17 @@ pub const fn segment_lists_bound(n: u64, segs: u64) -> u64 {
 /// Half-buffer items per lane of the paper's warp merge, one per buffer
 /// width `t = 64 * h` (`paper_merge{t}_*`, `paper_final{t}_*`).
 pub const PAPER_HALF_PER_LANE: [u32; 2] = paper_buffer_widths!(widths_array);
+/// The paper's merge buffer widths `t = 2 * 32 * h`, one per
+/// [`PAPER_HALF_PER_LANE`] entry (the host's `PaperConfig::buffer` values).
+pub const PAPER_BUFFERS: [u32; 2] = {
+    let mut t = PAPER_HALF_PER_LANE;
+    let mut i = 0;
+    while i < t.len() {
+        t[i] *= 2 * WARP_SIZE;
+        i += 1;
+    }
+    t
+};
 /// GPU-Warpsort as published, step 1: tiles of one warp's `32 * 8` keys,
 /// sorted by the barrier-free warp network (`block_sort_*` run with one warp
 /// a block). The paper needs at least 128 keys a warp.

@@ -91,6 +91,7 @@ macro_rules! src_dst_kernel {
     ($export:expr, $(#[$m:meta])* fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) => $call:expr) => {
         $(#[$m])*
         #[unsafe(export_name = $export)]
+        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $f(
             src_keys: *mut $K,
             src_vals: *mut $V,

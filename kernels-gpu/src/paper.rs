@@ -356,27 +356,20 @@ macro_rules! entries {
                         /// Step 2: one pass of warp merges through a buffer of `t` items.
                         fn pass<$K, $V>(n: u64, run: u64, coalesced: u32) => merge_pass::<$K, $V, $h>
                     );
-                    /// Step 4: one level of every group's merge tree.
-                    #[unsafe(export_name = concat!("paper_final", $t, "_", stringify!($sfx)))]
-                    #[allow(clippy::too_many_arguments)]
-                    pub unsafe extern "ptx-kernel" fn final_level(
-                        src_keys: *mut $K,
-                        src_vals: *mut $V,
-                        dst_keys: *mut $K,
-                        dst_vals: *mut $V,
-                        run: u64,
-                        l: u64,
-                        bounds: *const u64,
-                        starts: *const u64,
-                        offsets: *const u64,
-                        s: u64,
-                        round: u32,
-                        coalesced: u32,
-                    ) {
-                        let (src, dst) = (Items { keys: src_keys, vals: src_vals }, Items { keys: dst_keys, vals: dst_vals });
-                        // SAFETY: the host passes the arrays and tables of this sort.
-                        unsafe { final_round::<$K, $V, $h>(src, dst, run, l, bounds, starts, offsets, s, round, coalesced) }
-                    }
+                    src_dst_kernel!(
+                        concat!("paper_final", $t, "_", stringify!($sfx)),
+                        /// Step 4: one level of every group's merge tree.
+                        fn final_level<$K, $V>(
+                            run: u64,
+                            l: u64,
+                            bounds: *const u64,
+                            starts: *const u64,
+                            offsets: *const u64,
+                            s: u64,
+                            round: u32,
+                            coalesced: u32
+                        ) => final_round::<$K, $V, $h>
+                    );
                 };
             }
             crate::paper_buffer_widths!(width_modules, widths);
