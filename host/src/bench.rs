@@ -23,11 +23,14 @@ pub struct Options {
     cub: Option<PathBuf>,
     out: PathBuf,
     suites: Vec<String>,
+    /// PTX to load instead of the embedded kernels.
+    pub ptx: Option<PathBuf>,
 }
 
 impl Options {
     pub fn parse(args: &[String]) -> std::result::Result<Self, String> {
-        let mut o = Options { quick: false, reps: 10, cub: None, out: PathBuf::from("."), suites: Vec::new() };
+        let mut o =
+            Options { quick: false, reps: 10, cub: None, out: PathBuf::from("."), suites: Vec::new(), ptx: None };
         let mut it = args.iter();
         while let Some(a) = it.next() {
             let mut val = || it.next().cloned().ok_or(format!("{a} needs a value"));
@@ -37,6 +40,7 @@ impl Options {
                 "--cub" => o.cub = Some(PathBuf::from(val()?)),
                 "--out" => o.out = PathBuf::from(val()?),
                 "--suite" => o.suites = val()?.split(',').map(str::to_string).collect(),
+                "--ptx" => o.ptx = Some(PathBuf::from(val()?)),
                 _ => return Err(format!("unknown option {a}")),
             }
         }

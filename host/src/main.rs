@@ -6,13 +6,14 @@ mod bench;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: warpsort bench [--quick] [--reps N] [--cub PATH] [--out DIR] [--suite LIST]
+const USAGE: &str = "usage: warpsort bench [--quick] [--reps N] [--cub PATH] [--out DIR] [--suite LIST] [--ptx FILE]
        warpsort info
   --quick      smaller sizes (2^20..2^24) and fewer repetitions
   --reps N     timed repetitions per measurement (median reported; default 10)
   --cub PATH   the CUB harness binary (built from xtask/cub/cub_bench.cu) to run beside warpsort
   --out DIR    write results.jsonl there (default: current directory)
-  --suite LIST comma-separated: copy,warp,segments,sizes,naive,dists,types,tune,steps (default: all)";
+  --suite LIST comma-separated: copy,warp,segments,sizes,naive,dists,types,tune,steps,paper (default: all)
+  --ptx FILE   load the kernels from this PTX file instead of the embedded PTX (to compare kernel builds)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -43,7 +44,17 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let Some(g) = gpu() else { return ExitCode::FAILURE };
+            let g = match &opts.ptx {
+                None => gpu(),
+                Some(path) => match std::fs::read_to_string(path) {
+                    Ok(src) => warpsort::Gpu::with_ptx(0, &src).map_err(|e| eprintln!("warpsort: {e}")).ok(),
+                    Err(e) => {
+                        eprintln!("warpsort: {}: {e}", path.display());
+                        None
+                    }
+                },
+            };
+            let Some(g) = g else { return ExitCode::FAILURE };
             match bench::run(&g, &opts) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

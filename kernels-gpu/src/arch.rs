@@ -164,3 +164,93 @@ pub fn dynamic_smem<T>() -> *mut T {
 pub fn trap() -> ! {
     core::intrinsics::abort()
 }
+
+/// `ld.global.v4.u32`: the four words at `p`, one 16-byte load. Written as
+/// inline PTX because LLVM, given an aligned vector path beside a scalar
+/// fallback, hoisted the scalar loads the two shared and lowered the vector
+/// path to scalars too.
+///
+/// # Safety
+/// `p` is a 16-byte-aligned address of four readable words in global memory.
+#[inline(always)]
+pub unsafe fn ld_global_v4_u32(p: *const u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: the caller's contract; the load reads memory only.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+            p = in(reg64) p,
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    [a, b, c, d]
+}
+
+/// `ld.global.v2.u64`: the two doublewords at `p`, one 16-byte load (see
+/// [`ld_global_v4_u32`]).
+///
+/// # Safety
+/// `p` is a 16-byte-aligned address of two readable doublewords in global memory.
+#[inline(always)]
+pub unsafe fn ld_global_v2_u64(p: *const u64) -> [u64; 2] {
+    let (a, b): (u64, u64);
+    // SAFETY: the caller's contract; the load reads memory only.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.v2.u64 {{{a}, {b}}}, [g]; }}",
+            p = in(reg64) p,
+            a = out(reg64) a,
+            b = out(reg64) b,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    [a, b]
+}
+
+/// `cp.async.ca.shared.global` (sm_80 on): starts copying the `T` at global
+/// `src` to shared `dst` without passing through registers, so a thread can
+/// keep all of a tile's loads in flight at no register cost. `T` is 0 (no
+/// copy), 4 or 8 bytes. [`cp_async_wait_all`] waits for this thread's copies.
+///
+/// # Safety
+/// `src` is a readable, aligned `T` in global memory and `dst` a writable,
+/// aligned `T` in shared memory that nothing else touches until the wait.
+#[cfg(target_feature = "sm_80")]
+#[inline(always)]
+pub unsafe fn cp_async<T: Copy>(dst: *mut T, src: *const T) {
+    macro_rules! copy {
+        ($bytes:literal) => {
+            // SAFETY: the caller's contract.
+            unsafe {
+                core::arch::asm!(
+                    concat!(
+                        "{{ .reg .u64 s, g; cvta.to.shared.u64 s, {d}; cvta.to.global.u64 g, {p}; ",
+                        "cp.async.ca.shared.global [s], [g], ", $bytes, "; }}"
+                    ),
+                    d = in(reg64) dst,
+                    p = in(reg64) src,
+                    options(nostack, preserves_flags),
+                )
+            }
+        };
+    }
+    match core::mem::size_of::<T>() {
+        0 => {}
+        4 => copy!(4),
+        8 => copy!(8),
+        _ => crate::arch::trap(),
+    }
+}
+
+/// `cp.async.wait_all`: this thread's [`cp_async`] copies have landed in
+/// shared memory (a barrier then shows them to the block).
+#[cfg(target_feature = "sm_80")]
+#[inline(always)]
+pub fn cp_async_wait_all() {
+    // SAFETY: waits only; no memory is touched.
+    unsafe { core::arch::asm!("cp.async.wait_all;", options(nostack, preserves_flags)) }
+}

@@ -20,45 +20,58 @@
 //! take the reads past the inputs), unskewed input slots.
 
 use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, thread_idx};
-use crate::config::{SAMPLE_STRIDE, WARP_SIZE, merge_pass_out_region, skewed};
+use crate::config::{MERGE_READ_AHEAD, SAMPLE_STRIDE, WARP_SIZE, merge_pass_out_region, skewed};
 use crate::item::{Item, Items, Key, Pair, Word};
 use crate::merge_path::{Pass, Samples, merge_path_by};
 use crate::network::warp_sort;
 use crate::tile::{load_blocked, store_blocked};
 
 /// The serial merge's state: the next unconsumed A and B slots of `A ++ B`
-/// and the items there.
-struct Cursor<I> {
+/// and the items there. With `AHEAD`, also the items after them, loaded a
+/// step ahead so that a step's comparison never waits for a shared-memory
+/// load (software pipelining of the merge path): faster where the merge is
+/// latency-bound (step 1's rounds, 4-byte items' passes), slower where the
+/// two extra items cost occupancy (passes over wider items, on an H200).
+struct Cursor<I, const AHEAD: bool> {
     ai: u32,
     bj: u32,
     a_end: u32,
     b_end: u32,
     xa: I,
     xb: I,
+    na: I,
+    nb: I,
 }
 
-impl<I: Item> Cursor<I> {
+impl<I: Item, const AHEAD: bool> Cursor<I, AHEAD> {
     /// At slot `ai` of A (slots `..a_end`) and slot `bj` of B (`..b_end`).
     #[inline(always)]
     fn new(at: &impl Fn(u32) -> I, ai: u32, a_end: u32, bj: u32, b_end: u32) -> Self {
-        Cursor { ai, bj, a_end, b_end, xa: at(ai), xb: at(bj) }
+        let (xa, xb) = (at(ai), at(bj));
+        let (na, nb) = if AHEAD { (at(ai + 1), at(bj + 1)) } else { (xa, xb) };
+        Cursor { ai, bj, a_end, b_end, xa, xb, na, nb }
     }
 
     /// The next output (ties from A first). Past both ends it makes junk the
-    /// caller drops, reading one slot further each step.
+    /// caller drops, reading one slot further each step (and up to
+    /// `config::MERGE_READ_AHEAD` past where it stands).
     #[inline(always)]
     fn step(&mut self, at: &impl Fn(u32) -> I) -> I {
         let take_b = (self.bj < self.b_end) & ((self.ai >= self.a_end) | self.xa.gt(&self.xb));
         let out = if take_b { self.xb } else { self.xa };
-        let next = if take_b { self.bj } else { self.ai } + 1;
-        let x = at(next);
-        if take_b {
-            self.bj = next;
-            self.xb = x;
+        let taken = if take_b { self.bj } else { self.ai };
+        if AHEAD {
+            let ahead = at(taken + MERGE_READ_AHEAD);
+            if take_b {
+                (self.xb, self.nb) = (self.nb, ahead);
+            } else {
+                (self.xa, self.na) = (self.na, ahead);
+            }
         } else {
-            self.ai = next;
-            self.xa = x;
+            let x = at(taken + 1);
+            if take_b { self.xb = x } else { self.xa = x }
         }
+        if take_b { self.bj += 1 } else { self.ai += 1 }
         out
     }
 }
@@ -66,14 +79,70 @@ impl<I: Item> Cursor<I> {
 /// Merges outputs `diag .. diag + N` of two sorted runs held as `A ++ B` (A
 /// at slots `0..la`, B at `la..la + lb` of `at`), handing output `diag + r`
 /// to `emit(r, item)`: a merge-path search finds where they start, then `N`
-/// cursor steps. Outputs past `la + lb` are junk; making them reads up to
-/// `N` slots past `la + lb`.
+/// cursor steps (see [`Cursor`] for `AHEAD`). Outputs past `la + lb` are
+/// junk; making them reads slots up to `la + lb + N + MERGE_READ_AHEAD - 1`.
 #[inline(always)]
-fn merge_run<I: Item, const N: usize>(at: impl Fn(u32) -> I, la: u32, lb: u32, diag: u32, mut emit: impl FnMut(usize, I)) {
+fn merge_run<I: Item, const N: usize, const AHEAD: bool>(
+    at: impl Fn(u32) -> I,
+    la: u32,
+    lb: u32,
+    diag: u32,
+    mut emit: impl FnMut(usize, I),
+) {
     let ai = merge_path_by(&at, la, |j| at(la + j), lb, diag);
-    let mut c = Cursor::new(&at, ai, la, la + diag - ai, la + lb);
+    let mut c = Cursor::<I, AHEAD>::new(&at, ai, la, la + diag - ai, la + lb);
     for r in 0..N {
         emit(r, c.step(&at));
+    }
+}
+
+/// Stages this thread's `N` striped slots of a tile (`thread + r * threads`)
+/// in shared memory: slot `e` gets item `from(e)` of `src`, or a pad where
+/// that is `None`. From sm_80 on by `cp.async` (every load of the tile in
+/// flight, no registers held for them); before, through registers, all `N`
+/// loads issued before the first store (loads in flight hide DRAM latency).
+/// The caller's barrier then shows the tile to the block.
+///
+/// # Safety
+/// Every `Some(i)` indexes `src`; shared memory holds the tile's slots.
+#[inline(always)]
+unsafe fn stage<K: Key, V: Word, const N: usize>(
+    src: Items<K, V>,
+    sm: *mut Pair<K, V>,
+    threads: u32,
+    from: impl Fn(u32) -> Option<usize>,
+) {
+    let t = thread_idx();
+    #[cfg(target_feature = "sm_80")]
+    {
+        for r in 0..N as u32 {
+            let e = t + r * threads;
+            // SAFETY: the caller's contract; slot e is this thread's.
+            unsafe {
+                let slot = sm.add(e as usize);
+                match from(e) {
+                    Some(i) => {
+                        crate::arch::cp_async(&raw mut (*slot).k, src.keys.add(i));
+                        crate::arch::cp_async(&raw mut (*slot).v, src.vals.add(i));
+                    }
+                    None => *slot = Pair::pad(),
+                }
+            }
+        }
+        crate::arch::cp_async_wait_all();
+    }
+    #[cfg(not(target_feature = "sm_80"))]
+    {
+        // SAFETY: the caller's contract.
+        let staged: [Pair<K, V>; N] =
+            core::array::from_fn(|r| match from(t + r as u32 * threads) {
+                Some(i) => unsafe { src.get(i) },
+                None => Pair::pad(),
+            });
+        for (r, p) in staged.iter().enumerate() {
+            // SAFETY: slot t + r * threads is this thread's.
+            unsafe { *sm.add((t + r as u32 * threads) as usize) = *p };
+        }
     }
 }
 
@@ -116,26 +185,21 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
 
     let sm: *mut Pair<K, V> = dynamic_smem();
     let out = merge_pass_out_region(tile, per) as usize;
-    // SAFETY (shared memory): inputs below `tile + N + 1`, outputs below
+    // SAFETY (shared memory): inputs below `tile + N + MERGE_READ_AHEAD`, outputs below
     // `out + skewed(tile)`: the launch's `merge_pass_smem_slots`.
     let at = |i: u32| unsafe { *sm.add(i as usize) };
     let put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(i as usize) = p };
     let out_at = |i: u32| unsafe { *sm.add(out + skewed(i) as usize) };
     let out_put = |slot: u32, p: Pair<K, V>| unsafe { *sm.add(out + slot as usize) = p };
 
-    // Stage A ++ B, coalesced: all `N` loads of a thread issued before the
-    // first shared-memory store (loads in flight hide DRAM latency).
+    // Stage A ++ B, coalesced. Slot `e` of the tile is A's `a0 + e` below
+    // `la`, B's `b_base + e` from there on, a pad past a short last tile.
     let full = count == tile;
-    let staged: [Pair<K, V>; N] = core::array::from_fn(|r| {
-        let e = t + r as u32 * threads;
-        let i = if e < la { a0 } else { b_base } + e as usize;
-        // SAFETY: A indices a0 + e < a1, B indices below b_base + count.
-        if full || e < count { unsafe { src.get(i) } } else { Pair::pad() }
-    });
-    for (r, p) in staged.iter().enumerate() {
-        put(t + r as u32 * threads, *p);
-    }
-    if t <= per {
+    let source = |e: u32| if e < la { a0 } else { b_base } + e as usize;
+    // SAFETY: A indices a0 + e < a1, B indices below b_base + count; the
+    // tile's slots are below `tile`.
+    unsafe { stage::<K, V, N>(src, sm, threads, |e| (full || e < count).then(|| source(e))) };
+    if t < per + MERGE_READ_AHEAD {
         // The spare slots past the tile: what junk steps read is initialised.
         put(tile + t, Pair::pad());
     }
@@ -146,7 +210,13 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     // from its end: junk that is never stored). `skewed(first) + r` is
     // `skewed(first + r)`: `first` is a multiple of N, which divides 32.
     let first = t * per;
-    merge_run::<_, N>(at, la, lb, first.min(count), |r, p| out_put(skewed(first) + r as u32, p));
+    // Reading ahead pays for 4-byte items only (see `Cursor`).
+    let (d, emit) = (first.min(count), |r: usize, p| out_put(skewed(first) + r as u32, p));
+    if size_of::<Pair<K, V>>() <= 4 {
+        merge_run::<_, N, true>(at, la, lb, d, emit);
+    } else {
+        merge_run::<_, N, false>(at, la, lb, d, emit);
+    }
     sync_block();
     for r in 0..per {
         let e = t + r * threads;
@@ -201,12 +271,12 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(
     let len = (tile as usize).min(n - start) as u32;
 
     let sm: *mut Pair<K, V> = dynamic_smem();
-    // SAFETY (shared memory): slots below `skewed(tile) + 1`.
+    // SAFETY (shared memory): slots below `skewed(tile + MERGE_READ_AHEAD - 1) + 1`.
     let at = |i: u32| unsafe { *sm.add(skewed(i) as usize) };
     let put = |slot: u32, p: Pair<K, V>| unsafe { *sm.add(slot as usize) = p };
-    if t == 0 {
-        // The spare slot the merges read past a pair's last run.
-        put(skewed(tile), Pair::pad());
+    if t < MERGE_READ_AHEAD {
+        // The spare slots the merges read past a pair's last run.
+        put(skewed(tile + t), Pair::pad());
     }
 
     // This thread's run: elements [first, first + N) of the tile.
@@ -224,7 +294,7 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(
         }
         sync_block();
         let pair = first / (2 * run) * (2 * run);
-        merge_run::<_, N>(|i| at(pair + i), run, run, first - pair, |r, p| x[r] = p);
+        merge_run::<_, N, true>(|i| at(pair + i), run, run, first - pair, |r, p| x[r] = p);
         sync_block();
         run *= 2;
     }

@@ -163,12 +163,18 @@ pub const fn skewed(e: u32) -> u32 {
     e + e / WARP_SIZE
 }
 
+/// Slots past its inputs the serial merge reads besides one a step: the
+/// item after each cursor's is loaded a step ahead (`block_merge`'s
+/// `Cursor`), so a merge of a pair of runs reads up to
+/// `MERGE_READ_AHEAD` slots past the pair.
+pub const MERGE_READ_AHEAD: u32 = 2;
+
 /// Where a block-merge pass of `tile` outputs, `per_thread` each, keeps its
 /// outputs in shared memory: after the inputs `A ++ B` (unskewed: staged
-/// striped, read by data-dependent merges) and `per_thread + 1` spare slots
-/// the serial merge may read past its inputs.
+/// striped, read by data-dependent merges) and the `per_thread +
+/// MERGE_READ_AHEAD` spare slots the serial merge may read past its inputs.
 pub const fn merge_pass_out_region(tile: u32, per_thread: u32) -> u32 {
-    tile + per_thread + 1
+    tile + per_thread + MERGE_READ_AHEAD
 }
 
 /// Shared-memory items a block-merge pass of `tile` outputs, `per_thread`
@@ -177,7 +183,7 @@ pub const fn merge_pass_out_region(tile: u32, per_thread: u32) -> u32 {
 ///
 /// ```
 /// use warpsort_kernels::config::*;
-/// assert_eq!(merge_pass_smem_slots(2048, 16), 2048 + 17 + 2048 + 64);
+/// assert_eq!(merge_pass_smem_slots(2048, 16), 2048 + 18 + 2048 + 64);
 /// ```
 pub const fn merge_pass_smem_slots(tile: u32, per_thread: u32) -> u32 {
     merge_pass_out_region(tile, per_thread) + skewed(tile)
@@ -185,10 +191,10 @@ pub const fn merge_pass_smem_slots(tile: u32, per_thread: u32) -> u32 {
 
 /// Shared-memory items step 1's warp-sort-and-merge tile sort needs for a
 /// tile of `tile` items: one skewed region (runs are written blocked and
-/// merged into registers) and one spare slot the serial merge reads past a
-/// pair of runs.
+/// merged into registers) and the [`MERGE_READ_AHEAD`] spare slots the
+/// serial merge reads past a pair of runs.
 pub const fn tile_merge_smem_slots(tile: u32) -> u32 {
-    skewed(tile) + 1
+    skewed(tile + MERGE_READ_AHEAD - 1) + 1
 }
 
 /// Size classes of segments given by offsets (`Gpu::sort_segments_by_offsets`):

@@ -51,11 +51,13 @@ pub trait Word: Copy + Default {
     }
 }
 
-/// `read_run`/`write_run` through `core::simd` vectors of `L` lanes (16 bytes),
-/// which LLVM emits as `ld.global.v4.b32`/`v2.b64`: a lane-blocked tile then
-/// moves in whole 16-byte pieces instead of a strided scalar access per key.
+/// `read_run`/`write_run` in 16-byte pieces of `L` lanes when the run is
+/// aligned: reads through `$load` (`ld.global.v4.u32`/`v2.u64`), writes
+/// through `core::simd` vectors (`st.global.v4`/`v2`). A lane-blocked tile
+/// then moves in whole 16-byte pieces instead of a strided scalar access per
+/// key.
 macro_rules! vector_runs {
-    ($t:ty, $v:ty, $l:literal) => {
+    ($t:ty, $v:ty, $l:literal, $load:path) => {
         #[inline(always)]
         unsafe fn read_run<const N: usize>(p: *const Self) -> [Self; N] {
             let mut out = [0 as $t; N];
@@ -63,7 +65,7 @@ macro_rules! vector_runs {
             unsafe {
                 if N % $l == 0 && (p as usize) % 16 == 0 {
                     for c in 0..N / $l {
-                        let v = (p.add(c * $l) as *const $v).read();
+                        let v = $load(p.add(c * $l));
                         for i in 0..$l {
                             out[c * $l + i] = v[i];
                         }
@@ -96,7 +98,7 @@ macro_rules! vector_runs {
 }
 
 impl Word for u32 {
-    vector_runs!(u32, core::simd::u32x4, 4);
+    vector_runs!(u32, core::simd::u32x4, 4, arch::ld_global_v4_u32);
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {
         arch::shfl_bfly(self, mask)
@@ -124,7 +126,7 @@ fn split64(v: u64, f: impl Fn(u32) -> u32) -> u64 {
 }
 
 impl Word for u64 {
-    vector_runs!(u64, core::simd::u64x2, 2);
+    vector_runs!(u64, core::simd::u64x2, 2, arch::ld_global_v2_u64);
     #[inline(always)]
     fn shfl_bfly(self, mask: u32) -> Self {
         split64(self, |w| arch::shfl_bfly(w, mask))

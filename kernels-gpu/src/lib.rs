@@ -27,7 +27,8 @@
         core_intrinsics,
         gpu_intrinsics,
         gpu_launch_sized_workgroup_mem,
-        portable_simd
+        portable_simd,
+        asm_experimental_arch
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
