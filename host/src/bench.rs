@@ -623,15 +623,43 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
     }
 
     if opts.wants("tune") {
+        // Step 1's tile and the merge pass's shape against n (the tile sets
+        // the number of passes, the parallelism of step 1 at small n).
+        let ns: &[usize] = if opts.quick { &[1 << 20, 1 << 24] } else { &[1 << 20, 1 << 22, 1 << 24, 1 << 26] };
+        for &n in ns {
+            progress(&format!("GPU-Warpsort step-1 tile and merge shape, n = 2^{}", n.trailing_zeros()));
+            let keys_in = input::<u32>(Dist::Uniform, n);
+            for pairs in [false, true] {
+                let k = if pairs { 8 } else { 16 };
+                for tile in [4096usize, 8192, 16_384] {
+                    for t in [128, 256] {
+                        let cfg = WarpsortConfig {
+                            tile,
+                            tile_sort: TileSort::WarpMerge,
+                            merge: MergeKernel::Block,
+                            merge_keys_per_lane: k,
+                            merge_threads: t,
+                        };
+                        let o = SortOptions { warpsort: cfg, ..Default::default() };
+                        let name = format!("warpsort tile={tile} merge=Block k={k} threads={t}");
+                        // A shape the GPU refuses (registers, shared memory) is reported, not fatal.
+                        if let Err(e) =
+                            b.sort_row_with::<u32, u32>("tune", name.clone(), o, Dist::Uniform, pairs, &keys_in)
+                        {
+                            println!("tune      {name}: not run: {e}");
+                        }
+                    }
+                }
+            }
+        }
         let n = 1 << 24;
         progress("GPU-Warpsort parameters, n = 2^24");
         let keys_in = input::<u32>(Dist::Uniform, n);
-        let step1 =
-            [(TileSort::BlockBitonic, &[4096usize, 8192][..]), (TileSort::WarpMerge, &[4096, 8192, 16_384][..])];
+        let step1 = [(TileSort::BlockBitonic, &[4096usize, 8192][..]), (TileSort::WarpMerge, &[4096, 8192][..])];
         for pairs in [false, true] {
             for (tile_sort, tiles) in step1 {
                 for &tile in tiles {
-                    for (k, t) in [(16, 128), (8, 128), (16, 256), (8, 256)] {
+                    for (k, t) in [(16, 128), (8, 128)] {
                         let cfg = WarpsortConfig {
                             tile,
                             tile_sort,

@@ -4,9 +4,9 @@ use cudarc::driver::CudaSlice;
 use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_THREADS, BLOCK_TILE, DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
     DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE, DEFAULT_MERGE_KEYS_PER_LANE, DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
-    DEFAULT_TILE, DEFAULT_TILE_WIDE, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, KEYS_PER_LANE, MERGE_BLOCK_THREADS,
-    MERGE_KEYS_PER_LANE, PAPER_TILE, PARTITION_THREADS, SAMPLE_STRIDE, TILE_MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS,
-    WARP_SIZE, merge_pass_smem_slots, tile_merge_smem_slots,
+    DEFAULT_TILE, DEFAULT_TILE_KEYS, DEFAULT_TILE_WIDE, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, KEYS_PER_LANE,
+    LARGE_TILE_MIN_TILES, MERGE_BLOCK_THREADS, MERGE_KEYS_PER_LANE, PAPER_TILE, PARTITION_THREADS, SAMPLE_STRIDE,
+    TILE_MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE, merge_pass_smem_slots, tile_merge_smem_slots,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -110,14 +110,15 @@ impl TileSort {
 /// ```
 /// let c = warpsort::WarpsortConfig::default();
 /// assert!(c.validate().is_ok());
-/// assert_eq!((c.tile_for(4), c.tile_for(16)), (8192, 4096));
+/// assert_eq!((c.tile_for(4, 1 << 20), c.tile_for(4, 1 << 24), c.tile_for(16, 1 << 24)), (8192, 16384, 4096));
 /// assert!(warpsort::WarpsortConfig { tile: 1000, ..c }.validate().is_err());
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WarpsortConfig {
     /// Step 1: items per tile, a power of two in [`TileSort::tile_range`]
     /// and at least a merge window; 0 picks `DEFAULT_TILE` (8192) for items
-    /// of up to 8 bytes and `DEFAULT_TILE_WIDE` (4096) for 16-byte items
+    /// of up to 8 bytes (`DEFAULT_TILE_KEYS`, 16384, for 4-byte items in
+    /// sorts of 2^21 and more) and `DEFAULT_TILE_WIDE` (4096) for 16-byte items
     /// with `TileSort::WarpMerge`, `BLOCK_TILE` (4096) with `BlockBitonic`.
     pub tile: usize,
     /// Step 1: how tiles are sorted.
@@ -138,10 +139,13 @@ pub struct WarpsortConfig {
 const ITEM_SHAPES: [(bool, usize); 4] = [(false, 4), (false, 8), (true, 8), (true, 16)];
 
 impl WarpsortConfig {
-    /// Step 1's tile for `item_bytes`-byte items (see [`WarpsortConfig::tile`]).
-    pub fn tile_for(&self, item_bytes: usize) -> usize {
+    /// Step 1's tile for a sort of `n` `item_bytes`-byte items (see
+    /// [`WarpsortConfig::tile`]).
+    pub fn tile_for(&self, item_bytes: usize, n: usize) -> usize {
+        let large = n / DEFAULT_TILE_KEYS as usize >= LARGE_TILE_MIN_TILES;
         match (self.tile, self.tile_sort) {
             (0, TileSort::WarpMerge) if item_bytes > 8 => DEFAULT_TILE_WIDE as usize,
+            (0, TileSort::WarpMerge) if item_bytes <= 4 && large => DEFAULT_TILE_KEYS as usize,
             (0, TileSort::WarpMerge) => DEFAULT_TILE as usize,
             (0, TileSort::BlockBitonic) => BLOCK_TILE as usize,
             (tile, _) => tile,
@@ -153,7 +157,7 @@ impl WarpsortConfig {
     /// alignment).
     pub fn merge_keys(&self, pairs: bool, item_bytes: usize) -> u32 {
         match (self.merge, self.merge_keys_per_lane, pairs) {
-            (MergeKernel::Block, 0, _) if item_bytes > 4 => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE,
+            (MergeKernel::Block, 0, _) if item_bytes == 8 => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE,
             (MergeKernel::Block, 0, _) => DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
             (MergeKernel::WarpBitonic, 0, false) => DEFAULT_MERGE_KEYS_PER_LANE,
             (MergeKernel::WarpBitonic, 0, true) => DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
@@ -185,7 +189,7 @@ impl WarpsortConfig {
     pub fn validate(&self) -> Result<()> {
         let (min_tile, max_tile) = self.tile_sort.tile_range();
         let tiles_ok = ITEM_SHAPES.iter().all(|&(pairs, bytes)| {
-            let tile = self.tile_for(bytes);
+            let tile = self.tile_for(bytes, usize::MAX);
             tile.is_power_of_two() && (min_tile..=max_tile).contains(&tile) && tile >= self.window(pairs, bytes)
         });
         let allowed: &[u32] = match self.merge {
@@ -466,7 +470,7 @@ impl Gpu {
         }
         let (cfg, bytes) = (&opts.warpsort, item_bytes(key_bytes, val_bytes));
         match opts.algorithm {
-            Algorithm::WarpSort if n > cfg.tile_for(bytes) => {
+            Algorithm::WarpSort if n > cfg.tile_for(bytes, n) => {
                 WarpsortLayout::new(n, key_bytes, val_bytes, cfg.window(val_bytes > 0, bytes)).bytes
             }
             Algorithm::WarpsortPaper if n > PAPER_TILE as usize => {
@@ -543,7 +547,7 @@ impl Gpu {
     /// this GPU gives those kernels for these items.
     fn check_launch_shapes(&self, items: &RawItems, cfg: &WarpsortConfig) -> Result<()> {
         let (pairs, bytes) = (items.vals != 0, items.item_bytes());
-        let tile = cfg.tile_for(bytes);
+        let tile = cfg.tile_for(bytes, items.n);
         let (tile_slots, tile_kernel) = match cfg.tile_sort {
             TileSort::BlockBitonic => (tile, "block_sort"),
             TileSort::WarpMerge => (tile_merge_smem_slots(tile as u32) as usize, "merge_tile_sort"),
@@ -617,7 +621,7 @@ impl Gpu {
     pub(crate) fn warpsort(&self, items: &RawItems, cfg: &WarpsortConfig, temp: DevPtr) -> Result<()> {
         let n = items.n;
         let pairs = items.vals != 0;
-        let tile = cfg.tile_for(items.item_bytes());
+        let tile = cfg.tile_for(items.item_bytes(), n);
         if n <= tile {
             return self.tile_sort(items, items, cfg, tile, NO_SAMPLES);
         }

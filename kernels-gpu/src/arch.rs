@@ -190,25 +190,16 @@ pub unsafe fn ld_global_v4_u32(p: *const u32) -> [u32; 4] {
     [a, b, c, d]
 }
 
-/// `ld.global.v2.u64`: the two doublewords at `p`, one 16-byte load (see
-/// [`ld_global_v4_u32`]).
+/// The two doublewords at `p`, one 16-byte load: [`ld_global_v4_u32`]'s
+/// words joined in pairs (little-endian halves).
 ///
 /// # Safety
 /// `p` is a 16-byte-aligned address of two readable doublewords in global memory.
 #[inline(always)]
 pub unsafe fn ld_global_v2_u64(p: *const u64) -> [u64; 2] {
-    let (a, b): (u64, u64);
-    // SAFETY: the caller's contract; the load reads memory only.
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.v2.u64 {{{a}, {b}}}, [g]; }}",
-            p = in(reg64) p,
-            a = out(reg64) a,
-            b = out(reg64) b,
-            options(pure, readonly, nostack, preserves_flags),
-        );
-    }
-    [a, b]
+    // SAFETY: the same 16 bytes, the caller's contract.
+    let [a, b, c, d] = unsafe { ld_global_v4_u32(p.cast()) };
+    [a as u64 | (b as u64) << 32, c as u64 | (d as u64) << 32]
 }
 
 /// `cp.async.ca.shared.global` (sm_80 on): starts copying the `T` at global

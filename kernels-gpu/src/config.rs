@@ -123,9 +123,11 @@ pub const BLOCK_MERGE_KEYS_PER_THREAD: [u32; 2] = block_merge_widths!(widths_arr
 /// The default outputs per thread of a block-merge pass for 4-byte items
 /// (16 beat 8 on an H200: the merge-path search is shared by more outputs).
 pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD: u32 = 16;
-/// The default outputs per thread of a block-merge pass for items of 8 or
-/// 16 bytes (u64 keys, pairs): 8, half the tile's shared memory (on an H200
-/// 3% faster for u32 pairs and u64 keys, 6% for u32 key + u64 value).
+/// The default outputs per thread of a block-merge pass for 8-byte items
+/// (u64 keys, u32 pairs): 8, half the tile's shared memory (on an H200 3%
+/// faster for u32 pairs and u64 keys). 16-byte items take the 4-byte
+/// default since the tile is staged by `cp.async` (u32 key + u64 value,
+/// 2^24: 6.33 against 6.13 Gkeys/s).
 pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE: u32 = 8;
 /// Step 1's default tile (`TileSort::WarpMerge`) for items of up to 8
 /// bytes: one global merge pass fewer than 4096 for a round more in shared
@@ -133,6 +135,16 @@ pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE: u32 = 8;
 pub const DEFAULT_TILE: u32 = 8192;
 /// Step 1's default tile for 16-byte items: 4096, 64 KB of shared memory.
 pub const DEFAULT_TILE_WIDE: u32 = 4096;
+/// Step 1's default tile for 4-byte items (u32, i32, f32 keys) in sorts of
+/// at least [`LARGE_TILE_MIN_TILES`] such tiles: 16384 (1024 threads, 64 KB
+/// of shared memory), one merge pass fewer than 8192 for one more round in
+/// shared memory (on an H200, Gkeys/s at 2^22 / 2^24 / 2^26: 18.8 / 21.5 /
+/// 22.1 against 18.1 / 20.9 / 21.8).
+pub const DEFAULT_TILE_KEYS: u32 = 16384;
+/// Below this many [`DEFAULT_TILE_KEYS`] tiles (one per SM, about), step 1
+/// keeps [`DEFAULT_TILE`]: more blocks to fill the GPU (2^20 keys: 10.4
+/// against 10.2 Gkeys/s).
+pub const LARGE_TILE_MIN_TILES: usize = 128;
 
 /// Step 1 by warp sorts and block merges (`TileSort::WarpMerge` on the
 /// host): keys per lane of each warp's register sort (a warp sorts
