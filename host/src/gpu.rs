@@ -85,6 +85,10 @@ impl Kernel {
 struct Kernels {
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<String, Kernel>>,
+    /// Whether [`Gpu::launch_chained`] may overlap a launch with the kernel
+    /// before it: a GPU from sm_90 on and kernels that wait for their
+    /// predecessors (`griddepcontrol.wait`, the sm_90 PTX's merge sort).
+    chains: bool,
 }
 
 /// Time spent in one kernel while profiling ([`Gpu::profile_end`]).
@@ -189,7 +193,8 @@ impl Gpu {
             ptx,
             max_smem: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
         };
-        let kernels = Arc::new(Kernels { module, functions: Mutex::new(HashMap::new()) });
+        let chains = cc.0 >= 9 && src.contains("griddepcontrol.wait");
+        let kernels = Arc::new(Kernels { module, functions: Mutex::new(HashMap::new()), chains });
         let stream = ctx.default_stream();
         Ok(Self::assemble(ctx, stream, kernels, info))
     }
@@ -277,12 +282,29 @@ impl Gpu {
     /// Launches `name` with `grid` blocks of `block` threads, `smem` bytes of
     /// dynamic shared memory, and `args` (device pointers and scalars).
     pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, smem: u32, args: &[Arg]) -> Result<()> {
+        self.launch_as(name, grid, block, smem, args, false)
+    }
+
+    /// [`Gpu::launch`] for a kernel that starts with
+    /// `arch::chain_launch` (the merge sort's partitions and block merges):
+    /// from sm_90 on it goes out with programmatic stream serialization, so
+    /// that its blocks are placed while the kernel before it finishes and
+    /// start the moment that one's writes are visible.
+    pub(crate) fn launch_chained(&self, name: &str, grid: u32, block: u32, smem: u32, args: &[Arg]) -> Result<()> {
+        self.launch_as(name, grid, block, smem, args, self.kernels.chains)
+    }
+
+    fn launch_as(&self, name: &str, grid: u32, block: u32, smem: u32, args: &[Arg], chained: bool) -> Result<()> {
         if grid == 0 {
             return Ok(());
         }
         let kernel = self.kernel_fn(name)?;
         kernel.check_block(name, block)?;
         let f = kernel.f;
+        // Profiling puts events between launches: no overlap to keep.
+        if chained && !self.profiling.load(Ordering::Acquire) {
+            return self.launch_overlapped(&f, grid, block, smem, args);
+        }
         let mut b = self.stream.launch_builder(&f);
         for a in args {
             match a {
@@ -313,6 +335,42 @@ impl Gpu {
             stop.record(&self.stream)?;
             list.push((name.to_string(), start, stop));
         }
+        Ok(())
+    }
+
+    /// `cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`
+    /// (cudarc's launch builder sets no launch attributes).
+    fn launch_overlapped(&self, f: &CudaFunction, grid: u32, block: u32, smem: u32, args: &[Arg]) -> Result<()> {
+        use cudarc::driver::sys;
+        let mut params: Vec<*mut std::ffi::c_void> = args
+            .iter()
+            .map(|a| match a {
+                Arg::U32(v) => v as *const u32 as *mut std::ffi::c_void,
+                Arg::U64(v) => v as *const u64 as *mut std::ffi::c_void,
+            })
+            .collect();
+        let mut attr = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value: sys::CUlaunchAttributeValue { programmaticStreamSerializationAllowed: 1 },
+        };
+        let cfg = sys::CUlaunchConfig {
+            gridDimX: grid,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: block,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: smem,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: as for `launch_as`: the kernel takes exactly these
+        // arguments, in order; `params` points at `args`, which outlive the
+        // call (the driver copies them before returning); the function and
+        // stream belong to this context.
+        unsafe { sys::cuLaunchKernelEx(&cfg, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()) }.result()?;
         Ok(())
     }
 

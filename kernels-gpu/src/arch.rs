@@ -245,3 +245,22 @@ pub fn cp_async_wait_all() {
     // SAFETY: waits only; no memory is touched.
     unsafe { core::arch::asm!("cp.async.wait_all;", options(nostack, preserves_flags)) }
 }
+
+/// Programmatic dependent launch (sm_90 on; nothing before): lets the next
+/// kernel of the stream, when the host launched it with programmatic stream
+/// serialization, place its blocks from now on
+/// (`griddepcontrol.launch_dependents`), then waits until the kernels this
+/// one depends on have completed and their writes are visible
+/// (`griddepcontrol.wait`; at once for a kernel launched without it). The
+/// merge sort's kernels call it first thing, so that each launch's latency
+/// hides behind the previous kernel's last blocks.
+#[inline(always)]
+pub fn chain_launch() {
+    #[cfg(target_feature = "sm_90")]
+    // SAFETY: control of the launch order only; the wait orders this
+    // thread's later memory accesses after the previous grids' writes (no
+    // `nomem`: the compiler moves no access across it).
+    unsafe {
+        core::arch::asm!("griddepcontrol.launch_dependents;", "griddepcontrol.wait;", options(nostack, preserves_flags))
+    }
+}

@@ -164,6 +164,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     samples: Samples<K, V>,
 ) {
     const { assert!(N.is_power_of_two() && N <= WARP_SIZE as usize) };
+    crate::arch::chain_launch();
     let pass = Pass { n: n as usize, run: run as usize };
     let threads = block_dim();
     let per = N as u32;
@@ -259,6 +260,7 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(
     samples: Samples<K, V>,
 ) {
     const { assert!(N.is_power_of_two() && N <= WARP_SIZE as usize) };
+    crate::arch::chain_launch();
     let n = n as usize;
     let tile = seg as u32;
     let per = N as u32;

@@ -183,6 +183,7 @@ pub unsafe fn partition<K: Key, V: Word>(
     window: u64,
     parts: *mut u64,
 ) {
+    crate::arch::chain_launch();
     let pass = Pass { n: n as usize, run: run as usize };
     let w_len = window as usize;
     let windows = pass.n.div_ceil(w_len);
