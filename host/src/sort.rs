@@ -104,6 +104,12 @@ impl TileSort {
     }
 }
 
+/// Sorts of at most this many items count as small for the merge passes'
+/// launch overlap (see `Gpu::merge_pass`): only their partitions overlap the
+/// kernel before them (on an H200 at 2^20: u32 keys 11.4 against 11.1
+/// Gkeys/s with the merges overlapped too).
+const SMALL_SORT: usize = 1 << 20;
+
 /// GPU-Warpsort's tuning parameters. Zero picks the tuned default for the
 /// items being sorted.
 ///
@@ -669,21 +675,25 @@ impl Gpu {
         let windows = src.n.div_ceil(window);
         let part_args = [sk, sv, ak, av, n, run, Arg::U64(window as u64), Arg::U64(parts)];
         let part_grid = blocks_for(windows, PARTITION_THREADS);
-        // Overlapped launches (`launch_chained`) pay for 4-byte items: on an
-        // H200, u32 keys 2^20 / 2^22 / 2^24 +5% / +6% / +1.5%; 8-byte items
-        // lost 5% at 2^24 (u32 pairs, u64 keys), for a cause not found yet.
-        let launch = |name: &str, grid, block, smem, args: &[Arg]| match src.item_bytes() {
-            4 => self.launch_chained(name, grid, block, smem, args),
-            _ => self.launch(name, grid, block, smem, args),
+        // Overlapped launches (`launch_chained`), as measured on an H200:
+        // for 4-byte items both kernels (u32 keys 2^20 / 2^22 / 2^24 +5% /
+        // +6% / +1.5%); for wider items only in small sorts and only the
+        // partition (2^20: u32 pairs +6%, u64 keys +7%; overlapping their
+        // merges too lost 5% at 2^20 and at 2^24, cause not found yet).
+        let small = src.n <= SMALL_SORT;
+        let (chain_partition, chain_merge) = (src.item_bytes() == 4 || small, src.item_bytes() == 4 && !small);
+        let launch = |chain: bool, name: &str, grid, block, smem, args: &[Arg]| match chain {
+            true => self.launch_chained(name, grid, block, smem, args),
+            false => self.launch(name, grid, block, smem, args),
         };
-        launch(&src.kernel("merge_partition"), part_grid, PARTITION_THREADS, 0, &part_args)?;
+        launch(chain_partition, &src.kernel("merge_partition"), part_grid, PARTITION_THREADS, 0, &part_args)?;
         match cfg.merge {
             MergeKernel::Block => {
                 let k = cfg.merge_keys(src.vals != 0, src.item_bytes());
                 let smem = merge_pass_smem_slots(window as u32, k) * src.item_bytes() as u32;
                 let pass = src.kernel(&format!("block_merge{k}"));
                 let args = [sk, sv, dk, dv, n, run, Arg::U64(parts), ak, av];
-                launch(&pass, windows as u32, cfg.block_threads(), smem, &args)
+                launch(chain_merge, &pass, windows as u32, cfg.block_threads(), smem, &args)
             }
             MergeKernel::WarpBitonic => {
                 let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);
