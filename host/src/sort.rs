@@ -109,6 +109,9 @@ impl TileSort {
 /// kernel before them (on an H200 at 2^20: u32 keys 11.4 against 11.1
 /// Gkeys/s with the merges overlapped too).
 const SMALL_SORT: usize = 1 << 20;
+/// Sorts of more bytes of items than this launch their merge passes without
+/// overlap (see `Gpu::merge_pass`).
+const OVERLAP_MAX_BYTES: usize = 64 << 20;
 
 /// GPU-Warpsort's tuning parameters. Zero picks the tuned default for the
 /// items being sorted.
@@ -676,12 +679,14 @@ impl Gpu {
         let part_args = [sk, sv, ak, av, n, run, Arg::U64(window as u64), Arg::U64(parts)];
         let part_grid = blocks_for(windows, PARTITION_THREADS);
         // Overlapped launches (`launch_chained`), as measured on an H200:
-        // for 4-byte items both kernels (u32 keys 2^20 / 2^22 / 2^24 +5% /
-        // +6% / +1.5%); for wider items only in small sorts and only the
-        // partition (2^20: u32 pairs +6%, u64 keys +7%; overlapping their
-        // merges too lost 5% at 2^20 and at 2^24, cause not found yet).
+        // both kernels up to OVERLAP_MAX_BYTES of items (u32 keys 2^22 / 2^24
+        // +6% / +1.5%, u32 pairs 2^22 +2%), only the partitions in small
+        // sorts (2^20: u32 keys +8%, pairs +6%, u64 keys +7%; their merges
+        // overlapped too lost 3-7%), neither past that (u32 keys 2^26 -2%,
+        // u32 pairs and u64 keys 2^24 -5%: a cause not found yet).
         let small = src.n <= SMALL_SORT;
-        let (chain_partition, chain_merge) = (src.item_bytes() == 4 || small, src.item_bytes() == 4 && !small);
+        let within = src.n * src.item_bytes() <= OVERLAP_MAX_BYTES;
+        let (chain_partition, chain_merge) = (within, within && !small);
         let launch = |chain: bool, name: &str, grid, block, smem, args: &[Arg]| match chain {
             true => self.launch_chained(name, grid, block, smem, args),
             false => self.launch(name, grid, block, smem, args),
