@@ -799,32 +799,28 @@ fn paper_suite(b: &mut Bench) -> Result<()> {
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
             progress(&format!("paper experiments (Figs. 11-13), n = 2^{}, pairs {pairs}", n.trailing_zeros()));
+            // (suite, label, options) of every row, then one loop runs them.
+            let mut rows: Vec<(&'static str, String, SortOptions)> = Vec::new();
             for loads in [PaperLoads::Coalesced, PaperLoads::Reversed] {
-                let o = paper(PaperConfig { loads, ..Default::default() });
-                b.sort_row_with::<u32, u32>(
+                rows.push((
                     "fig12",
                     format!("paper loads={loads:?}"),
-                    o,
-                    Dist::Uniform,
-                    pairs,
-                    &keys_in,
-                )?;
+                    paper(PaperConfig { loads, ..Default::default() }),
+                ));
             }
             for merge in [MergeKernel::WarpBitonic, MergeKernel::Block] {
-                let o = tuned(WarpsortConfig { merge, ..Default::default() });
-                b.sort_row_with::<u32, u32>(
+                rows.push((
                     "fig13",
                     format!("warpsort merge={merge:?}"),
-                    o,
-                    Dist::Uniform,
-                    pairs,
-                    &keys_in,
-                )?;
+                    tuned(WarpsortConfig { merge, ..Default::default() }),
+                ));
             }
             for tile_sort in [TileSort::WarpMerge, TileSort::BlockBitonic] {
                 let o = tuned(WarpsortConfig { tile: 4096, tile_sort, ..Default::default() });
-                let label = format!("warpsort step1={tile_sort:?} tile=4096");
-                b.sort_row_with::<u32, u32>("fig11", label, o, Dist::Uniform, pairs, &keys_in)?;
+                rows.push(("fig11", format!("warpsort step1={tile_sort:?} tile=4096"), o));
+            }
+            for (suite, label, o) in rows {
+                b.sort_row_with::<u32, u32>(suite, label, o, Dist::Uniform, pairs, &keys_in)?;
             }
         }
         // Fig. 14: the time of each step (kernel times grouped by step).
