@@ -202,27 +202,47 @@ pub unsafe fn ld_global_v2_u64(p: *const u64) -> [u64; 2] {
     [a as u64 | (b as u64) << 32, c as u64 | (d as u64) << 32]
 }
 
+/// The shared-state-space address of `p`, a generic pointer into the
+/// block's shared memory (`cvta.to.shared`): 32 bits, so that a run of
+/// addresses costs one 32-bit add each, not a 64-bit generic pointer and a
+/// conversion per access.
+#[inline(always)]
+pub fn shared_addr<T>(p: *mut T) -> u32 {
+    let a: u32;
+    // SAFETY: an address conversion only; nothing is accessed.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 s; cvta.to.shared.u64 s, {p}; cvt.u32.u64 {a}, s; }}",
+            a = out(reg32) a,
+            p = in(reg64) p,
+            options(pure, nomem, nostack),
+        )
+    };
+    a
+}
+
 /// `cp.async.ca.shared.global` (sm_80 on): starts copying the `T` at global
-/// `src` to shared `dst` without passing through registers, so a thread can
-/// keep all of a tile's loads in flight at no register cost. `T` is 0 (no
-/// copy), 4 or 8 bytes. [`cp_async_wait_all`] waits for this thread's copies.
+/// `src` to shared address `dst` ([`shared_addr`]) without passing through
+/// registers, so a thread can keep all of a tile's loads in flight at no
+/// register cost. `T` is 0 (no copy), 4 or 8 bytes. [`cp_async_wait_all`]
+/// waits for this thread's copies.
 ///
 /// # Safety
 /// `src` is a readable, aligned `T` in global memory and `dst` a writable,
 /// aligned `T` in shared memory that nothing else touches until the wait.
 #[cfg(target_feature = "sm_80")]
 #[inline(always)]
-pub unsafe fn cp_async<T: Copy>(dst: *mut T, src: *const T) {
+pub unsafe fn cp_async<T: Copy>(dst: u32, src: *const T) {
     macro_rules! copy {
         ($bytes:literal) => {
             // SAFETY: the caller's contract.
             unsafe {
                 core::arch::asm!(
                     concat!(
-                        "{{ .reg .u64 s, g; cvta.to.shared.u64 s, {d}; cvta.to.global.u64 g, {p}; ",
-                        "cp.async.ca.shared.global [s], [g], ", $bytes, "; }}"
+                        "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ",
+                        "cp.async.ca.shared.global [{d}], [g], ", $bytes, "; }}"
                     ),
-                    d = in(reg64) dst,
+                    d = in(reg32) dst,
                     p = in(reg64) src,
                     options(nostack, preserves_flags),
                 )

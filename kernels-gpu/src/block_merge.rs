@@ -12,14 +12,15 @@
 //! 3. gives every thread `N` consecutive outputs: a merge-path search in
 //!    shared memory finds where they start, the serial merge makes them,
 //! 4. writes them back through shared memory so that the global stores
-//!    coalesce (blocked to striped, through `config::skewed` slots).
+//!    coalesce (blocked to striped, through `config::skewed` slots): each
+//!    warp its own outputs, after a warp barrier only.
 //!
 //! The merge is bound by instruction issue, so its inner loop is written
 //! for few instructions: 32-bit tile-local indices, predicates combined with
 //! `&`/`|` (selects, no short-circuit branches), no bounds clamp (spare slots
 //! take the reads past the inputs), unskewed input slots.
 
-use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, thread_idx};
+use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, sync_warp, thread_idx};
 use crate::config::{MERGE_READ_AHEAD, SAMPLE_STRIDE, WARP_SIZE, merge_pass_out_region, skewed};
 use crate::item::{Item, Items, Key, Pair, Word};
 use crate::merge_path::{Pass, Samples, merge_path_by};
@@ -32,7 +33,10 @@ use crate::tile::{load_blocked, store_blocked};
 /// load (software pipelining of the merge path): faster where the merge is
 /// latency-bound (step 1's rounds, 4-byte items' passes), slower where the
 /// two extra items cost occupancy (passes over wider items, on an H200).
-struct Cursor<I, const AHEAD: bool> {
+/// With `B_PADDED`, B is followed by pads (which order after every item):
+/// an exhausted B then offers a pad that A's items never pass, so B's end
+/// needs no check of its own.
+struct Cursor<I, const AHEAD: bool, const B_PADDED: bool> {
     ai: u32,
     bj: u32,
     a_end: u32,
@@ -43,7 +47,7 @@ struct Cursor<I, const AHEAD: bool> {
     nb: I,
 }
 
-impl<I: Item, const AHEAD: bool> Cursor<I, AHEAD> {
+impl<I: Item, const AHEAD: bool, const B_PADDED: bool> Cursor<I, AHEAD, B_PADDED> {
     /// At slot `ai` of A (slots `..a_end`) and slot `bj` of B (`..b_end`).
     #[inline(always)]
     fn new(at: &impl Fn(u32) -> I, ai: u32, a_end: u32, bj: u32, b_end: u32) -> Self {
@@ -57,7 +61,8 @@ impl<I: Item, const AHEAD: bool> Cursor<I, AHEAD> {
     /// `config::MERGE_READ_AHEAD` past where it stands).
     #[inline(always)]
     fn step(&mut self, at: &impl Fn(u32) -> I) -> I {
-        let take_b = (self.bj < self.b_end) & ((self.ai >= self.a_end) | self.xa.gt(&self.xb));
+        let b_left = B_PADDED || self.bj < self.b_end;
+        let take_b = b_left & ((self.ai >= self.a_end) | self.xa.gt(&self.xb));
         let out = if take_b { self.xb } else { self.xa };
         let taken = if take_b { self.bj } else { self.ai };
         if AHEAD {
@@ -82,7 +87,7 @@ impl<I: Item, const AHEAD: bool> Cursor<I, AHEAD> {
 /// cursor steps (see [`Cursor`] for `AHEAD`). Outputs past `la + lb` are
 /// junk; making them reads slots up to `la + lb + N + MERGE_READ_AHEAD - 1`.
 #[inline(always)]
-fn merge_run<I: Item, const N: usize, const AHEAD: bool>(
+fn merge_run<I: Item, const N: usize, const AHEAD: bool, const B_PADDED: bool>(
     at: impl Fn(u32) -> I,
     la: u32,
     lb: u32,
@@ -90,42 +95,45 @@ fn merge_run<I: Item, const N: usize, const AHEAD: bool>(
     mut emit: impl FnMut(usize, I),
 ) {
     let ai = merge_path_by(&at, la, |j| at(la + j), lb, diag);
-    let mut c = Cursor::<I, AHEAD>::new(&at, ai, la, la + diag - ai, la + lb);
+    let mut c = Cursor::<I, AHEAD, B_PADDED>::new(&at, ai, la, la + diag - ai, la + lb);
     for r in 0..N {
         emit(r, c.step(&at));
     }
 }
 
 /// Stages this thread's `N` striped slots of a tile (`thread + r * threads`)
-/// in shared memory: slot `e` gets item `from(e)` of `src`, or a pad where
-/// that is `None`. From sm_80 on by `cp.async` (every load of the tile in
-/// flight, no registers held for them); before, through registers, all `N`
-/// loads issued before the first store (loads in flight hide DRAM latency).
-/// The caller's barrier then shows the tile to the block.
+/// in shared memory: slot `r` gets the item `from(r)` points at, or a pad
+/// where that is `None`. From sm_80 on by `cp.async` (every load of the tile
+/// in flight, no registers held for them); before, through registers, all
+/// `N` loads issued before the first store (loads in flight hide DRAM
+/// latency). The caller's barrier then shows the tile to the block.
 ///
 /// # Safety
-/// Every `Some(i)` indexes `src`; shared memory holds the tile's slots.
+/// Every `Some(p)` points at an item; shared memory holds the tile's slots.
 #[inline(always)]
 unsafe fn stage<K: Key, V: Word, const N: usize>(
-    src: Items<K, V>,
     sm: *mut Pair<K, V>,
     threads: u32,
-    from: impl Fn(u32) -> Option<usize>,
+    from: impl Fn(u32) -> Option<Items<K, V>>,
 ) {
     let t = thread_idx();
     #[cfg(target_feature = "sm_80")]
     {
+        use core::mem::{offset_of, size_of};
+        // Shared addresses: this thread's first slot, then a stride a slot.
+        // SAFETY: slot t is in the tile.
+        let first = crate::arch::shared_addr(unsafe { sm.add(t as usize) });
+        let stride = threads * size_of::<Pair<K, V>>() as u32;
+        let (k_at, v_at) = (offset_of!(Pair<K, V>, k) as u32, offset_of!(Pair<K, V>, v) as u32);
         for r in 0..N as u32 {
-            let e = t + r * threads;
-            // SAFETY: the caller's contract; slot e is this thread's.
+            // SAFETY: the caller's contract; slot t + r * threads is this thread's.
             unsafe {
-                let slot = sm.add(e as usize);
-                match from(e) {
-                    Some(i) => {
-                        crate::arch::cp_async(&raw mut (*slot).k, src.keys.add(i));
-                        crate::arch::cp_async(&raw mut (*slot).v, src.vals.add(i));
+                match from(r) {
+                    Some(p) => {
+                        crate::arch::cp_async(first + r * stride + k_at, p.keys);
+                        crate::arch::cp_async(first + r * stride + v_at, p.vals);
                     }
-                    None => *slot = Pair::pad(),
+                    None => *sm.add((t + r * threads) as usize) = Pair::pad(),
                 }
             }
         }
@@ -134,11 +142,10 @@ unsafe fn stage<K: Key, V: Word, const N: usize>(
     #[cfg(not(target_feature = "sm_80"))]
     {
         // SAFETY: the caller's contract.
-        let staged: [Pair<K, V>; N] =
-            core::array::from_fn(|r| match from(t + r as u32 * threads) {
-                Some(i) => unsafe { src.get(i) },
-                None => Pair::pad(),
-            });
+        let staged: [Pair<K, V>; N] = core::array::from_fn(|r| match from(r as u32) {
+            Some(p) => unsafe { p.get(0) },
+            None => Pair::pad(),
+        });
         for (r, p) in staged.iter().enumerate() {
             // SAFETY: slot t + r * threads is this thread's.
             unsafe { *sm.add((t + r as u32 * threads) as usize) = *p };
@@ -195,11 +202,23 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
 
     // Stage A ++ B, coalesced. Slot `e` of the tile is A's `a0 + e` below
     // `la`, B's `b_base + e` from there on, a pad past a short last tile.
-    let full = count == tile;
-    let source = |e: u32| if e < la { a0 } else { b_base } + e as usize;
+    // A full tile (all but a sort's last) reads this thread's slots from two
+    // base pointers and a stride (no 64-bit index arithmetic per slot).
     // SAFETY: A indices a0 + e < a1, B indices below b_base + count; the
     // tile's slots are below `tile`.
-    unsafe { stage::<K, V, N>(src, sm, threads, |e| (full || e < count).then(|| source(e))) };
+    unsafe {
+        if count == tile {
+            let (pa, pb) = (src.offset(a0 + t as usize), src.offset(b_base + t as usize));
+            stage::<K, V, N>(sm, threads, |r| {
+                Some(if t + r * threads < la { pa } else { pb }.offset((r * threads) as usize))
+            });
+        } else {
+            stage::<K, V, N>(sm, threads, |r| {
+                let e = t + r * threads;
+                (e < count).then(|| src.offset(if e < la { a0 } else { b_base } + e as usize))
+            });
+        }
+    }
     if t < per + MERGE_READ_AHEAD {
         // The spare slots past the tile: what junk steps read is initialised.
         put(tile + t, Pair::pad());
@@ -214,20 +233,29 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     // Reading ahead pays for 4-byte items only (see `Cursor`).
     let (d, emit) = (first.min(count), |r: usize, p| out_put(skewed(first) + r as u32, p));
     if size_of::<Pair<K, V>>() <= 4 {
-        merge_run::<_, N, true>(at, la, lb, d, emit);
+        merge_run::<_, N, true, true>(at, la, lb, d, emit);
     } else {
-        merge_run::<_, N, false>(at, la, lb, d, emit);
+        merge_run::<_, N, false, true>(at, la, lb, d, emit);
     }
-    sync_block();
+    // A warp's threads made the warp's own `32 * N` consecutive outputs, so
+    // the warp stores them itself, striped (coalesced), after a warp barrier
+    // only: no warp waits for the block's slowest merge. Slot
+    // `skewed(chunk + lane + 32 * r)` is `skewed(chunk) + lane + 33 * r`.
+    sync_warp();
+    let lane = lane_id();
+    let chunk = t / WARP_SIZE * WARP_SIZE * per;
+    // SAFETY: o + e < o + count <= n for every e stored; the tile is this block's.
+    let to = unsafe { dst.offset(o + (chunk + lane) as usize) };
+    let from = out + (skewed(chunk) + lane) as usize;
     for r in 0..per {
-        let e = t + r * threads;
-        if e < count {
-            // SAFETY: o + e < o + count <= n; the tile is this block's.
-            unsafe { dst.set(o + e as usize, out_at(e)) };
+        if chunk + lane + r * WARP_SIZE < count {
+            // SAFETY: as above; the slot is in this warp's part of the output region.
+            unsafe { to.set((r * WARP_SIZE) as usize, *sm.add(from + (r * (WARP_SIZE + 1)) as usize)) };
         }
     }
-    let e = t * SAMPLE_STRIDE;
-    if e < count {
+    // The samples among the warp's outputs, a lane each.
+    let e = chunk + lane * SAMPLE_STRIDE;
+    if lane < WARP_SIZE * per / SAMPLE_STRIDE && e < count {
         // SAFETY: a sample position of this block's tile, below n.
         unsafe { samples.record(o + e as usize, out_at(e)) };
     }
@@ -296,7 +324,7 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(
         }
         sync_block();
         let pair = first / (2 * run) * (2 * run);
-        merge_run::<_, N, true>(|i| at(pair + i), run, run, first - pair, |r, p| x[r] = p);
+        merge_run::<_, N, true, false>(|i| at(pair + i), run, run, first - pair, |r, p| x[r] = p);
         sync_block();
         run *= 2;
     }
