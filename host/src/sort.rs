@@ -5,8 +5,9 @@ use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_THREADS, BLOCK_TILE, DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD,
     DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE, DEFAULT_MERGE_KEYS_PER_LANE, DEFAULT_MERGE_KEYS_PER_LANE_PAIRS,
     DEFAULT_TILE, DEFAULT_TILE_KEYS, DEFAULT_TILE_WIDE, ELEMENTWISE_THREADS, GLOBAL_STAGE_THREADS, KEYS_PER_LANE,
-    LARGE_TILE_MIN_TILES, MERGE_BLOCK_THREADS, MERGE_KEYS_PER_LANE, PAPER_TILE, PARTITION_THREADS, SAMPLE_STRIDE,
-    TILE_MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE, merge_pass_smem_slots, tile_merge_smem_slots,
+    LARGE_TILE_MIN_TILES, MERGE_BLOCK_THREADS, MERGE_BLOCK_THREADS_SMALL, MERGE_KEYS_PER_LANE, PAPER_TILE,
+    PARTITION_THREADS, SAMPLE_STRIDE, SMALL_SORT_ITEMS, TILE_MERGE_KEYS_PER_LANE, WARP_KERNEL_THREADS, WARP_SIZE,
+    merge_pass_smem_slots, tile_merge_smem_slots,
 };
 use warpsort_kernels::ordered::mode;
 
@@ -104,14 +105,9 @@ impl TileSort {
     }
 }
 
-/// Sorts of at most this many items count as small for the merge passes'
-/// launch overlap (see `Gpu::merge_pass`): only their partitions overlap the
-/// kernel before them (on an H200 at 2^20: u32 keys 11.4 against 11.1
-/// Gkeys/s with the merges overlapped too).
-const SMALL_SORT: usize = 1 << 20;
 /// Sorts of more bytes of items than this launch their merge passes without
 /// overlap (see `Gpu::merge_pass`).
-const OVERLAP_MAX_BYTES: usize = 64 << 20;
+const OVERLAP_MAX_BYTES: usize = 32 << 20;
 
 /// GPU-Warpsort's tuning parameters. Zero picks the tuned default for the
 /// items being sorted.
@@ -140,7 +136,8 @@ pub struct WarpsortConfig {
     /// `merge_threads * k`; 0 picks 16 for 4-byte items, 8 for wider ones).
     pub merge_keys_per_lane: u32,
     /// Threads per block of [`MergeKernel::Block`] (a power of two, 64 to
-    /// 1024; 0 picks `MERGE_BLOCK_THREADS`).
+    /// 1024; 0 picks `MERGE_BLOCK_THREADS`, 128, or
+    /// `MERGE_BLOCK_THREADS_SMALL`, 64, in sorts of up to `SMALL_SORT_ITEMS`).
     pub merge_threads: u32,
 }
 
@@ -174,23 +171,33 @@ impl WarpsortConfig {
         }
     }
 
-    /// Threads (block merge) or lanes (warp merge) that share a window.
-    fn merge_lanes(&self) -> u32 {
+    /// Threads (block merge) or lanes (warp merge) that share a window, in
+    /// a sort of `n` items.
+    fn merge_lanes(&self, n: usize) -> u32 {
         match self.merge {
-            MergeKernel::Block => self.block_threads(),
+            MergeKernel::Block => self.block_threads(n),
             MergeKernel::WarpBitonic => WARP_SIZE,
         }
     }
 
-    /// Threads per block of the block merge.
-    pub fn block_threads(&self) -> u32 {
-        if self.merge_threads == 0 { MERGE_BLOCK_THREADS } else { self.merge_threads }
+    /// Threads per block of the block merge in a sort of `n` items.
+    ///
+    /// ```
+    /// let c = warpsort::WarpsortConfig::default();
+    /// assert_eq!((c.block_threads(1 << 20), c.block_threads(1 << 21)), (64, 128));
+    /// ```
+    pub fn block_threads(&self, n: usize) -> u32 {
+        match self.merge_threads {
+            0 if n <= SMALL_SORT_ITEMS => MERGE_BLOCK_THREADS_SMALL,
+            0 => MERGE_BLOCK_THREADS,
+            t => t,
+        }
     }
 
     /// Outputs of one merge window (a warp's or a block's), for key-only or
-    /// key-value sorts of `item_bytes`-byte items.
-    pub fn window(&self, pairs: bool, item_bytes: usize) -> usize {
-        (self.merge_lanes() * self.merge_keys(pairs, item_bytes)) as usize
+    /// key-value sorts of `n` `item_bytes`-byte items.
+    pub fn window(&self, pairs: bool, item_bytes: usize, n: usize) -> usize {
+        (self.merge_lanes(n) * self.merge_keys(pairs, item_bytes)) as usize
     }
 
     /// Checks the parameters against what the kernels support, for every
@@ -199,7 +206,9 @@ impl WarpsortConfig {
         let (min_tile, max_tile) = self.tile_sort.tile_range();
         let tiles_ok = ITEM_SHAPES.iter().all(|&(pairs, bytes)| {
             let tile = self.tile_for(bytes, usize::MAX);
-            tile.is_power_of_two() && (min_tile..=max_tile).contains(&tile) && tile >= self.window(pairs, bytes)
+            tile.is_power_of_two()
+                && (min_tile..=max_tile).contains(&tile)
+                && tile >= self.window(pairs, bytes, usize::MAX)
         });
         let allowed: &[u32] = match self.merge {
             MergeKernel::Block => &BLOCK_MERGE_KEYS_PER_THREAD,
@@ -480,7 +489,7 @@ impl Gpu {
         let (cfg, bytes) = (&opts.warpsort, item_bytes(key_bytes, val_bytes));
         match opts.algorithm {
             Algorithm::WarpSort if n > cfg.tile_for(bytes, n) => {
-                WarpsortLayout::new(n, key_bytes, val_bytes, cfg.window(val_bytes > 0, bytes)).bytes
+                WarpsortLayout::new(n, key_bytes, val_bytes, cfg.window(val_bytes > 0, bytes, n)).bytes
             }
             Algorithm::WarpsortPaper if n > PAPER_TILE as usize => {
                 PaperLayout::new(&opts.paper, n, key_bytes, val_bytes).bytes
@@ -565,8 +574,8 @@ impl Gpu {
         let merge_slots = match cfg.merge {
             MergeKernel::Block if items.n > tile => {
                 let k = cfg.merge_keys(pairs, bytes);
-                self.check_block(&items.kernel(&format!("block_merge{k}")), cfg.block_threads())?;
-                merge_pass_smem_slots(cfg.window(pairs, bytes) as u32, k) as usize
+                self.check_block(&items.kernel(&format!("block_merge{k}")), cfg.block_threads(items.n))?;
+                merge_pass_smem_slots(cfg.window(pairs, bytes, items.n) as u32, k) as usize
             }
             _ => 0,
         };
@@ -634,7 +643,7 @@ impl Gpu {
         if n <= tile {
             return self.tile_sort(items, items, cfg, tile, NO_SAMPLES);
         }
-        let layout = WarpsortLayout::new(n, items.key_bytes, items.val_bytes, cfg.window(pairs, items.item_bytes()));
+        let layout = WarpsortLayout::new(n, items.key_bytes, items.val_bytes, cfg.window(pairs, items.item_bytes(), n));
         let tmp = items.moved_to(temp, temp + layout.vals as u64);
         // The block merge records samples for the next partition; the warp
         // bitonic merge does not, so its partitions search the runs alone.
@@ -674,17 +683,19 @@ impl Gpu {
         let [dk, dv] = dst.args();
         let [ak, av] = samples;
         let (n, run) = (Arg::U64(src.n as u64), Arg::U64(run as u64));
-        let window = cfg.window(src.vals != 0, src.item_bytes());
+        let window = cfg.window(src.vals != 0, src.item_bytes(), src.n);
         let windows = src.n.div_ceil(window);
         let part_args = [sk, sv, ak, av, n, run, Arg::U64(window as u64), Arg::U64(parts)];
         let part_grid = blocks_for(windows, PARTITION_THREADS);
-        // Overlapped launches (`launch_chained`), as measured on an H200:
-        // both kernels up to OVERLAP_MAX_BYTES of items (u32 keys 2^22 / 2^24
-        // +6% / +1.5%, u32 pairs 2^22 +2%), only the partitions in small
-        // sorts (2^20: u32 keys +8%, pairs +6%, u64 keys +7%; their merges
-        // overlapped too lost 3-7%), neither past that (u32 keys 2^26 -2%,
-        // u32 pairs and u64 keys 2^24 -5%: a cause not found yet).
-        let small = src.n <= SMALL_SORT;
+        // Overlapped launches (`launch_chained`), as measured on an H200
+        // (3bcadce's kernels, Gkeys/s with both kernels / only the
+        // partitions / neither overlapped): both up to OVERLAP_MAX_BYTES of
+        // items (2^22: u32 keys 21.7 / 21.1 / 20.4, u32 pairs 10.9 / 10.6 /
+        // 10.6), only the partitions in small sorts (2^20: u32 keys 9.5 /
+        // 11.5 / 10.6, pairs 7.9 / 8.6 / 8.1), neither past that (2^24 u32
+        // keys 20.4 / 20.6 / 21.9, pairs 11.5 / 11.4 / 12.0; 2^26 keys 21.7
+        // / 21.6 / 23.2: a cause not found yet).
+        let small = src.n <= SMALL_SORT_ITEMS;
         let within = src.n * src.item_bytes() <= OVERLAP_MAX_BYTES;
         let (chain_partition, chain_merge) = (within, within && !small);
         let launch = |chain: bool, name: &str, grid, block, smem, args: &[Arg]| match chain {
@@ -698,7 +709,7 @@ impl Gpu {
                 let smem = merge_pass_smem_slots(window as u32, k) * src.item_bytes() as u32;
                 let pass = src.kernel(&format!("block_merge{k}"));
                 let args = [sk, sv, dk, dv, n, run, Arg::U64(parts), ak, av];
-                launch(chain_merge, &pass, windows as u32, cfg.block_threads(), smem, &args)
+                launch(chain_merge, &pass, windows as u32, cfg.block_threads(src.n), smem, &args)
             }
             MergeKernel::WarpBitonic => {
                 let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);

@@ -117,6 +117,14 @@ pub const DEFAULT_MERGE_KEYS_PER_LANE_PAIRS: u32 = 4;
 /// best of 128/256/512 on an H200 (`warpsort bench --suite tune`; small
 /// blocks keep more independent tiles in flight per SM).
 pub const MERGE_BLOCK_THREADS: u32 = 128;
+/// Sorts of at most this many items are small: their block merges run
+/// [`MERGE_BLOCK_THREADS_SMALL`] threads a block (and the host overlaps only
+/// their partitions' launches).
+pub const SMALL_SORT_ITEMS: usize = 1 << 20;
+/// Threads per block of a small sort's block-merge passes: half-size tiles,
+/// twice the blocks to spread over the SMs (on an H200 at 2^20: u32 keys
+/// 12.2 against 11.7 Gkeys/s, pairs 9.0 against 8.6; no gain from 2^22 on).
+pub const MERGE_BLOCK_THREADS_SMALL: u32 = 64;
 /// Outputs per thread the block-merge passes may use (kernels
 /// `block_merge{k}_*`): a block merges a tile of `MERGE_BLOCK_THREADS * k`.
 pub const BLOCK_MERGE_KEYS_PER_THREAD: [u32; 2] = block_merge_widths!(widths_array);
