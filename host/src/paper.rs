@@ -115,12 +115,16 @@ impl PaperLayout {
         let passes = tiles.next_power_of_two().trailing_zeros().saturating_sub(cfg.sequences().trailing_zeros());
         let run = (PAPER_TILE as usize) << passes;
         let l = n.div_ceil(run);
+        // The split's arrays are sized for `min(tiles, configured l)`, at
+        // least `l` and growing with `n` (`l` itself drops where the passes
+        // step up): scratch reserved for `n` items serves every shorter sort.
+        let l_room = tiles.min(cfg.sequences());
         let vals = aligned(n * key_bytes);
         let sample_keys = vals + aligned(n * val_bytes);
         let sample_vals = sample_keys + aligned(m * key_bytes);
         let bounds = sample_vals + aligned(m * val_bytes);
-        let starts = bounds + aligned((s + 1) * l * 8);
-        let offsets = starts + aligned(s * (l + 1) * 8);
+        let starts = bounds + aligned((s + 1) * l_room * 8);
+        let offsets = starts + aligned(s * (l_room + 1) * 8);
         let bytes = offsets + s * 8;
         PaperLayout { vals, sample_keys, sample_vals, bounds, starts, offsets, bytes, l, passes }
     }

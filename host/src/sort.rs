@@ -200,6 +200,13 @@ impl WarpsortConfig {
         (self.merge_lanes(n) * self.merge_keys(pairs, item_bytes)) as usize
     }
 
+    /// The smallest merge window of any sort size (a small sort's): the
+    /// partitions' scratch is sized by it, so that temporary storage grows
+    /// with `n` (scratch reserved for `n` items serves every shorter sort).
+    fn min_window(&self, pairs: bool, item_bytes: usize) -> usize {
+        self.window(pairs, item_bytes, 0)
+    }
+
     /// Checks the parameters against what the kernels support, for every
     /// item shape.
     pub fn validate(&self) -> Result<()> {
@@ -489,7 +496,7 @@ impl Gpu {
         let (cfg, bytes) = (&opts.warpsort, item_bytes(key_bytes, val_bytes));
         match opts.algorithm {
             Algorithm::WarpSort if n > cfg.tile_for(bytes, n) => {
-                WarpsortLayout::new(n, key_bytes, val_bytes, cfg.window(val_bytes > 0, bytes, n)).bytes
+                WarpsortLayout::new(n, key_bytes, val_bytes, cfg.min_window(val_bytes > 0, bytes)).bytes
             }
             Algorithm::WarpsortPaper if n > PAPER_TILE as usize => {
                 PaperLayout::new(&opts.paper, n, key_bytes, val_bytes).bytes
@@ -643,7 +650,8 @@ impl Gpu {
         if n <= tile {
             return self.tile_sort(items, items, cfg, tile, NO_SAMPLES);
         }
-        let layout = WarpsortLayout::new(n, items.key_bytes, items.val_bytes, cfg.window(pairs, items.item_bytes(), n));
+        let layout =
+            WarpsortLayout::new(n, items.key_bytes, items.val_bytes, cfg.min_window(pairs, items.item_bytes()));
         let tmp = items.moved_to(temp, temp + layout.vals as u64);
         // The block merge records samples for the next partition; the warp
         // bitonic merge does not, so its partitions search the runs alone.
@@ -798,7 +806,7 @@ struct WarpsortLayout {
     /// Sample keys and payloads (`n / SAMPLE_STRIDE`, rounded up).
     sample_keys: usize,
     sample_vals: usize,
-    /// Merge partitions: one `u64` per window, and one more.
+    /// Merge partitions: one `u64` per window (of the smallest size), and one more.
     parts: usize,
     bytes: usize,
 }

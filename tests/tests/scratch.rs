@@ -166,3 +166,22 @@ fn concurrent_sorts_on_one_handle() {
         }
     });
 }
+
+#[test]
+fn temporary_storage_grows_with_n() {
+    // Scratch reserved for n items must serve every shorter sort, also
+    // across the size where the merge passes change their block shape
+    // (`SMALL_SORT_ITEMS`) and the step-1 tile grows. A host-side
+    // computation: no GPU needed.
+    let small = warpsort::kernels::config::SMALL_SORT_ITEMS;
+    let ns = [1usize, 8193, 100_003, small - 1, small, small + 1, 2 * small, 2 * small + 7, 1 << 24];
+    for algorithm in [Algorithm::WarpSort, Algorithm::WarpsortPaper, Algorithm::Bitonic] {
+        let opts = SortOptions { algorithm, ..Default::default() };
+        for (kb, vb) in [(4, 0), (4, 4), (8, 0), (4, 8), (8, 8), (2, 0)] {
+            for w in ns.windows(2) {
+                let (a, b) = (Gpu::sort_temp_bytes(&opts, w[0], kb, vb), Gpu::sort_temp_bytes(&opts, w[1], kb, vb));
+                assert!(a <= b, "{algorithm:?} {kb}+{vb} bytes: {a} bytes for n = {}, {b} for n = {}", w[0], w[1]);
+            }
+        }
+    }
+}
