@@ -207,6 +207,7 @@ pub unsafe fn ld_global_v2_u64(p: *const u64) -> [u64; 2] {
 /// addresses costs one 32-bit add each, not a 64-bit generic pointer and a
 /// conversion per access.
 #[inline(always)]
+#[allow(clippy::pointers_in_nomem_asm_block, reason = "converts the address; reads and writes nothing")]
 pub fn shared_addr<T>(p: *mut T) -> u32 {
     let a: u32;
     // SAFETY: an address conversion only; nothing is accessed.
