@@ -287,11 +287,19 @@ impl Gpu {
 
     /// [`Gpu::launch`] for a kernel that starts with
     /// `arch::chain_launch` (the merge sort's partitions and block merges):
-    /// from sm_90 on it goes out with programmatic stream serialization, so
-    /// that its blocks are placed while the kernel before it finishes and
-    /// start the moment that one's writes are visible.
-    pub(crate) fn launch_chained(&self, name: &str, grid: u32, block: u32, smem: u32, args: &[Arg]) -> Result<()> {
-        self.launch_as(name, grid, block, smem, args, self.kernels.chains)
+    /// with `overlap`, from sm_90 on, it goes out with programmatic stream
+    /// serialization, so that its blocks are placed while the kernel before
+    /// it finishes and start the moment that one's writes are visible.
+    pub(crate) fn launch_chained(
+        &self,
+        overlap: bool,
+        name: &str,
+        grid: u32,
+        block: u32,
+        smem: u32,
+        args: &[Arg],
+    ) -> Result<()> {
+        self.launch_as(name, grid, block, smem, args, overlap && self.kernels.chains)
     }
 
     fn launch_as(&self, name: &str, grid: u32, block: u32, smem: u32, args: &[Arg], chained: bool) -> Result<()> {

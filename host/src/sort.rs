@@ -706,18 +706,21 @@ impl Gpu {
         let small = src.n <= SMALL_SORT_ITEMS;
         let within = src.n * src.item_bytes() <= OVERLAP_MAX_BYTES;
         let (chain_partition, chain_merge) = (within, within && !small);
-        let launch = |chain: bool, name: &str, grid, block, smem, args: &[Arg]| match chain {
-            true => self.launch_chained(name, grid, block, smem, args),
-            false => self.launch(name, grid, block, smem, args),
-        };
-        launch(chain_partition, &src.kernel("merge_partition"), part_grid, PARTITION_THREADS, 0, &part_args)?;
+        self.launch_chained(
+            chain_partition,
+            &src.kernel("merge_partition"),
+            part_grid,
+            PARTITION_THREADS,
+            0,
+            &part_args,
+        )?;
         match cfg.merge {
             MergeKernel::Block => {
                 let k = cfg.merge_keys(src.vals != 0, src.item_bytes());
                 let smem = merge_pass_smem_slots(window as u32, k) * src.item_bytes() as u32;
                 let pass = src.kernel(&format!("block_merge{k}"));
                 let args = [sk, sv, dk, dv, n, run, Arg::U64(parts), ak, av];
-                launch(chain_merge, &pass, windows as u32, cfg.block_threads(src.n), smem, &args)
+                self.launch_chained(chain_merge, &pass, windows as u32, cfg.block_threads(src.n), smem, &args)
             }
             MergeKernel::WarpBitonic => {
                 let grid = blocks_for(windows, WARP_KERNEL_THREADS / WARP_SIZE);

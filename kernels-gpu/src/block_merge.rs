@@ -241,7 +241,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     // A warp's threads made the warp's own `32 * N` consecutive outputs, so
     // the warp stores them itself, striped (coalesced), after a warp barrier
     // only: no warp waits for the block's slowest merge. Slot
-    // `skewed(chunk + lane + 32 * r)` is `skewed(chunk) + lane + 33 * r`.
+    // `skewed(chunk + lane + 32 * r)` is `skewed(chunk) + lane + skewed(32 * r)`.
     sync_warp();
     let lane = lane_id();
     let chunk = t / WARP_SIZE * WARP_SIZE * per;
@@ -251,7 +251,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     for r in 0..per {
         if chunk + lane + r * WARP_SIZE < count {
             // SAFETY: as above; the slot is in this warp's part of the output region.
-            unsafe { to.set((r * WARP_SIZE) as usize, *sm.add(from + (r * (WARP_SIZE + 1)) as usize)) };
+            unsafe { to.set((r * WARP_SIZE) as usize, *sm.add(from + skewed(r * WARP_SIZE) as usize)) };
         }
     }
     // The samples among the warp's outputs, a lane each.
