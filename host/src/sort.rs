@@ -582,7 +582,7 @@ impl Gpu {
             MergeKernel::Block if items.n > tile => {
                 let k = cfg.merge_keys(pairs, bytes);
                 self.check_block(&items.kernel(&format!("block_merge{k}")), cfg.block_threads(items.n))?;
-                merge_pass_smem_slots(cfg.window(pairs, bytes, items.n) as u32, k) as usize
+                merge_pass_smem_slots(cfg.window(pairs, bytes, items.n) as u32, k, bytes as u32) as usize
             }
             _ => 0,
         };
@@ -717,7 +717,7 @@ impl Gpu {
         match cfg.merge {
             MergeKernel::Block => {
                 let k = cfg.merge_keys(src.vals != 0, src.item_bytes());
-                let smem = merge_pass_smem_slots(window as u32, k) * src.item_bytes() as u32;
+                let smem = merge_pass_smem_slots(window as u32, k, src.item_bytes() as u32) * src.item_bytes() as u32;
                 let pass = src.kernel(&format!("block_merge{k}"));
                 let args = [sk, sv, dk, dv, n, run, Arg::U64(parts), ak, av];
                 self.launch_chained(chain_merge, &pass, windows as u32, cfg.block_threads(src.n), smem, &args)

@@ -19,10 +19,11 @@
 //! slots, 56% of DRAM bandwidth), and its inner loop is written for few
 //! instructions: 32-bit tile-local indices, predicates combined with
 //! `&`/`|` (selects, no short-circuit branches), no bounds clamp (spare slots
-//! take the reads past the inputs), unskewed input slots.
+//! take the reads past the inputs), unskewed input slots for 4-byte items
+//! (wider items are staged skewed: [`input_slot`]).
 
 use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, sync_warp, thread_idx};
-use crate::config::{MERGE_READ_AHEAD, SAMPLE_STRIDE, WARP_SIZE, merge_pass_out_region, skewed};
+use crate::config::{MERGE_READ_AHEAD, SAMPLE_STRIDE, WARP_SIZE, merge_inputs_skewed, merge_pass_out_region, skewed};
 use crate::item::{Item, Items, Key, Pair, Word};
 use crate::merge_path::{Pass, Samples, merge_path_by};
 use crate::network::warp_sort;
@@ -102,6 +103,13 @@ fn merge_run<I: Item, const N: usize, const AHEAD: bool, const B_PADDED: bool>(
     }
 }
 
+/// The shared-memory slot of input `e` of a block-merge tile: skewed or
+/// not by the item's width (`config::merge_inputs_skewed` says why).
+#[inline(always)]
+fn input_slot<K: Key, V: Word>(e: u32) -> u32 {
+    if merge_inputs_skewed(size_of::<Pair<K, V>>() as u32) { skewed(e) } else { e }
+}
+
 /// Stages this thread's `N` striped slots of a tile (`thread + r * threads`)
 /// in shared memory: slot `r` gets the item `from(r)` points at, or a pad
 /// where that is `None`. From sm_80 on by `cp.async` (every load of the tile
@@ -118,13 +126,16 @@ unsafe fn stage<K: Key, V: Word, const N: usize>(
     from: impl Fn(u32) -> Option<Items<K, V>>,
 ) {
     let t = thread_idx();
+    let slot = input_slot::<K, V>;
     #[cfg(target_feature = "sm_80")]
     {
         use core::mem::{offset_of, size_of};
-        // Shared addresses: this thread's first slot, then a stride a slot.
+        // Shared addresses: this thread's first slot, then a stride a slot
+        // (`skewed(t + r * threads)` is `skewed(t) + r * skewed(threads)`:
+        // `threads` is a multiple of 32).
         // SAFETY: slot t is in the tile.
-        let first = crate::arch::shared_addr(unsafe { sm.add(t as usize) });
-        let stride = threads * size_of::<Pair<K, V>>() as u32;
+        let first = crate::arch::shared_addr(unsafe { sm.add(slot(t) as usize) });
+        let stride = slot(threads) * size_of::<Pair<K, V>>() as u32;
         let (k_at, v_at) = (offset_of!(Pair<K, V>, k) as u32, offset_of!(Pair<K, V>, v) as u32);
         for r in 0..N as u32 {
             // SAFETY: the caller's contract; slot t + r * threads is this thread's.
@@ -134,7 +145,7 @@ unsafe fn stage<K: Key, V: Word, const N: usize>(
                         crate::arch::cp_async(first + r * stride + k_at, p.keys);
                         crate::arch::cp_async(first + r * stride + v_at, p.vals);
                     }
-                    None => *sm.add((t + r * threads) as usize) = Pair::pad(),
+                    None => *sm.add(slot(t + r * threads) as usize) = Pair::pad(),
                 }
             }
         }
@@ -149,7 +160,7 @@ unsafe fn stage<K: Key, V: Word, const N: usize>(
         });
         for (r, p) in staged.iter().enumerate() {
             // SAFETY: slot t + r * threads is this thread's.
-            unsafe { *sm.add((t + r as u32 * threads) as usize) = *p };
+            unsafe { *sm.add(slot(t + r as u32 * threads) as usize) = *p };
         }
     }
 }
@@ -193,11 +204,12 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     let b_base = a_end + (o - a_begin) - (a0 - a_begin) - la as usize;
 
     let sm: *mut Pair<K, V> = dynamic_smem();
-    let out = merge_pass_out_region(tile, per) as usize;
-    // SAFETY (shared memory): inputs below `tile + N + MERGE_READ_AHEAD`, outputs below
+    let out = merge_pass_out_region(tile, per, size_of::<Pair<K, V>>() as u32) as usize;
+    // SAFETY (shared memory): inputs below `out`, outputs below
     // `out + skewed(tile)`: the launch's `merge_pass_smem_slots`.
-    let at = |i: u32| unsafe { *sm.add(i as usize) };
-    let put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(i as usize) = p };
+    let slot = input_slot::<K, V>;
+    let at = |i: u32| unsafe { *sm.add(slot(i) as usize) };
+    let put = |i: u32, p: Pair<K, V>| unsafe { *sm.add(slot(i) as usize) = p };
     let out_at = |i: u32| unsafe { *sm.add(out + skewed(i) as usize) };
     let out_put = |slot: u32, p: Pair<K, V>| unsafe { *sm.add(out + slot as usize) = p };
 
