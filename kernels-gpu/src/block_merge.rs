@@ -203,8 +203,9 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     // A, so (o - a0) from B. Element e >= la of the tile is B's b0 + e - la.
     let b_base = a_end + (o - a_begin) - (a0 - a_begin) - la as usize;
 
+    let item_bytes = size_of::<Pair<K, V>>() as u32;
     let sm: *mut Pair<K, V> = dynamic_smem();
-    let out = merge_pass_out_region(tile, per, size_of::<Pair<K, V>>() as u32) as usize;
+    let out = merge_pass_out_region(tile, per, item_bytes) as usize;
     // SAFETY (shared memory): inputs below `out`, outputs below
     // `out + skewed(tile)`: the launch's `merge_pass_smem_slots`.
     let slot = input_slot::<K, V>;
@@ -245,7 +246,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     let first = t * per;
     // Reading ahead pays for 4-byte items only (see `Cursor`).
     let (d, emit) = (first.min(count), |r: usize, p| out_put(skewed(first) + r as u32, p));
-    if size_of::<Pair<K, V>>() <= 4 {
+    if item_bytes <= 4 {
         merge_run::<_, N, true, true>(at, la, lb, d, emit);
     } else {
         merge_run::<_, N, false, true>(at, la, lb, d, emit);
