@@ -9,19 +9,15 @@ use warpsort_kernels::ordered::{self, mode};
 
 /// The unsigned word a key is sorted as on the device: `u32` or `u64`.
 pub trait Bits: DeviceRepr + ValidAsZeroBits + Copy + Ord + Debug + Send + Sync + 'static {
-    /// Kernel-name suffix (`u32`, `u64`).
-    const SUFFIX: &'static str;
     /// Applies a key mapping (`ordered::mode` bits).
     fn map(self, mode: u32) -> Self;
 }
 impl Bits for u32 {
-    const SUFFIX: &'static str = "u32";
     fn map(self, m: u32) -> Self {
         ordered::map32(self, m)
     }
 }
 impl Bits for u64 {
-    const SUFFIX: &'static str = "u64";
     fn map(self, m: u32) -> Self {
         ordered::map64(self, m)
     }
@@ -86,24 +82,19 @@ key!(f64, u64, mode::FLOAT, |x| x.to_bits(), |b| f64::from_bits(b));
 
 /// A payload that travels with its key in a key-value sort: any 32- or
 /// 64-bit plain value. The kernels only move its bits, so each width has one
-/// set of kernels (`SUFFIX`); adding a type of either width is one word in this module.
+/// set of kernels; adding a type of either width is one word in this module.
 ///
 /// ```
-/// use warpsort::Payload;
-/// assert_eq!(<f64 as Payload>::SUFFIX, "u64");
-/// assert_eq!(<i32 as Payload>::SUFFIX, "u32");
+/// fn moves<V: warpsort::Payload>() {}
+/// moves::<f64>();
+/// moves::<i32>();
 /// ```
-pub trait Payload: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + Debug + Send + Sync + 'static {
-    /// Kernel-name suffix: the payload's width (`u32` or `u64`).
-    const SUFFIX: &'static str;
-}
+pub trait Payload: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + Debug + Send + Sync + 'static {}
 
 /// Implements [`Payload`] for types of the width of `$w` (`u32` or `u64`).
 macro_rules! payload {
     ($w:ident: $($t:ty),*) => {$(
-        impl Payload for $t {
-            const SUFFIX: &'static str = stringify!($w);
-        }
+        impl Payload for $t {}
         const _: () = assert!(std::mem::size_of::<$t>() == std::mem::size_of::<$w>());
     )*};
 }
@@ -115,20 +106,16 @@ payload!(u64: u64, i64, f64);
 pub trait SortIndex: Payload {
     /// The largest length whose positions this type holds.
     const MAX_LEN: usize;
-    /// The kernel writing `0, 1, …, n - 1`.
-    const IOTA: &'static str;
 }
 impl SortIndex for u32 {
     const MAX_LEN: usize = u32::MAX as usize;
-    const IOTA: &'static str = "iota_u32";
 }
 impl SortIndex for u64 {
     const MAX_LEN: usize = usize::MAX;
-    const IOTA: &'static str = "iota_u64";
 }
 
 /// Sort direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub enum Order {
     /// Smallest first.
     #[default]

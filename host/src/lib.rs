@@ -2,19 +2,21 @@
 //!
 //! GPU sorting written entirely in Rust: the kernels (`warpsort-kernels`) are
 //! `no_std` Rust compiled to PTX by rustc's NVPTX backend; this crate embeds
-//! that PTX and drives it through [`cudarc`] (dynamic loading, so building
+//! them and drives them through [`cudarc`] (dynamic loading, so building
 //! needs no CUDA toolkit and no GPU).
 //!
 //! - [`Gpu::sort`], [`Gpu::sort_pairs`], [`Gpu::sort_slice`]: full sorts
-//!   (GPU-Warpsort by default; bitonic sorts as [`Algorithm`]s).
+//!   (the merge sort by default; bitonic sorts and GPU-Warpsort as
+//!   published as [`Algorithm`]s).
 //! - [`Gpu::argsort`] (`u32` positions), [`Gpu::argsort64`] (`u64`),
 //!   [`Gpu::argsort_slice`]: the permutation that sorts keys.
 //! - [`SortOptions::stable`]: equal keys keep their input order.
-//! - [`Gpu::sort_segments`]: many equal-length rows at once (warp sort up to
-//!   512 items, block sort up to 8192); [`Gpu::sort_segments_by_offsets`]:
-//!   variable-length segments given by offsets (as CUB's `DeviceSegmentedSort`).
-//! - [`Gpu::check_segments`], [`Gpu::is_sorted_segments`]: segmented checks on the GPU.
-//! - [`Gpu::check`]: verify a result on the GPU.
+//! - [`Gpu::sort_segments`]: many equal-length rows at once (as
+//!   `torch.sort` along the last dimension); [`Gpu::sort_segments_by_offsets`]:
+//!   variable-length segments given by offsets (as CUB's
+//!   `DeviceSegmentedSort`); keys, key-value (stable or not) and argsort
+//!   ([`Gpu::argsort_segments`]), segments of any length.
+//! - [`Gpu::check`], [`Gpu::check_segments`]: verify a result on the GPU.
 //! - [`Scratch`], [`Gpu::sort_with_scratch`], [`Gpu::sort_temp_bytes`]:
 //!   temporary storage the caller owns and reuses (plain calls reuse storage
 //!   cached in the [`Gpu`]), and how much a sort needs.
@@ -22,7 +24,8 @@
 //!   data is exactly as it was.
 //! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`, and
 //!   `u16`/`i16` (widened to 32-bit patterns in scratch and narrowed back);
-//!   payloads: any of those six types (32 or 64 bits).
+//!   payloads: any of those six types (32 or 64 bits). Device buffers: a
+//!   whole `CudaSlice` or a view of part of one.
 //!
 //! ```no_run
 //! use warpsort::{Gpu, SortOptions, Order};
@@ -32,29 +35,30 @@
 //! assert!(v[0].is_nan());
 //! # Ok::<(), warpsort::Error>(())
 //! ```
+//!
+//! How the crate is built, bottom up: `launch` (every kernel family's name
+//! and typed arguments), `policy` (the tuning tables per device class),
+//! `plan` (every decision of an operation resolved once: kernels, launch
+//! shapes, temporary storage), `gpu` (the handle: module, launches,
+//! temporary storage), `exec` (the launchers that run a plan), `api` (the
+//! public operations).
 
-pub mod cpu;
-pub mod data;
+mod api;
 mod error;
+mod exec;
 mod gpu;
-mod items;
 mod key;
-mod narrow;
-mod paper;
-mod permute;
-mod scratch;
-mod segments;
-mod sort;
-pub mod verify;
+mod launch;
+mod options;
+mod plan;
+mod policy;
 
+pub use api::check::{Check, Segments};
+pub use api::sort::STABLE_MAX_LEN;
 pub use cudarc;
 pub use error::{Error, Result};
+pub use gpu::scratch::Scratch;
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
 pub use key::{Bits, Order, Payload, SortIndex, SortKey};
-pub use paper::{PaperConfig, PaperLoads};
-pub use permute::STABLE_MAX_LEN;
-pub use scratch::Scratch;
-pub use segments::{SegmentKernel, Segments};
-pub use sort::{Algorithm, MergeKernel, SortOptions, TileSort, WarpsortConfig};
-pub use verify::Check;
+pub use options::{Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, SegmentKernel, SortOptions, TileSort};
 pub use warpsort_kernels as kernels;

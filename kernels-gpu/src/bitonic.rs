@@ -184,31 +184,31 @@ macro_rules! entries {
         pub mod $sfx {
             use super::*;
             /// One global bitonic stage.
-            #[unsafe(export_name = concat!("bitonic_stage_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_stage), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn stage(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_stage::<$K, $V>(Items { keys, vals }, n, log_s, log_j) }
             }
             /// Two half-cleaner stages in one pass.
-            #[unsafe(export_name = concat!("bitonic_hc2_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_hc), 2, "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn hc2(keys: *mut $K, vals: *mut $V, n: u64, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_half_cleaners::<$K, $V, 2>(Items { keys, vals }, n, log_j) }
             }
             /// A flip and the two half-cleaners after it in one pass.
-            #[unsafe(export_name = concat!("bitonic_flip3_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_flip), 3, "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn flip3(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_flip_half_cleaners::<$K, $V, 3>(Items { keys, vals }, n, log_s) }
             }
             /// A flip and the half-cleaner after it in one pass.
-            #[unsafe(export_name = concat!("bitonic_flip2_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_flip), 2, "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn flip2(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_flip_half_cleaners::<$K, $V, 2>(Items { keys, vals }, n, log_s) }
             }
             /// Three half-cleaner stages in one pass.
-            #[unsafe(export_name = concat!("bitonic_hc3_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_hc), 3, "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn hc3(keys: *mut $K, vals: *mut $V, n: u64, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_half_cleaners::<$K, $V, 3>(Items { keys, vals }, n, log_j) }

@@ -356,16 +356,16 @@ macro_rules! entries {
         pub mod $sfx {
             use super::*;
             macro_rules! pass {
-                ($n:literal, $name:literal) => {
+                ($n:literal, $w:literal) => {
                     src_dst_kernel!(
-                        concat!($name, "_", stringify!($sfx)),
+                        concat!(crate::kernel_name!(block_merge), $w, "_", stringify!($sfx)),
                         /// One block-merge pass over merge-path tiles of `blockDim * N` outputs.
                         fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) + samples => merge_pass::<$K, $V, $n>
                     );
                 };
             }
             src_dst_kernel!(
-                concat!("merge_tile_sort_", stringify!($sfx)),
+                concat!(crate::kernel_name!(merge_tile_sort), "_", stringify!($sfx)),
                 /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * TILE_MERGE_KEYS_PER_LANE` items.
                 fn tile_sort<$K, $V>(n: u64, seg: u64) + samples => sort_tiles::<$K, $V, { crate::config::TILE_MERGE_KEYS_PER_LANE as usize }>
             );

@@ -82,12 +82,12 @@ macro_rules! entries {
         pub mod $sfx {
             use super::*;
             src_dst_kernel!(
-                concat!("block_sort_", stringify!($sfx)),
+                concat!(crate::kernel_name!(block_sort), "_", stringify!($sfx)),
                 /// Block sort of segments of `seg <= blockDim * KEYS_PER_LANE` items, `src` to `dst`.
                 fn sort<$K, $V>(n: u64, seg: u64) + samples => sort_tiles::<$K, $V>
             );
             /// Fused bitonic half-cleaners of strides below BLOCK_TILE.
-            #[unsafe(export_name = concat!("bitonic_fused_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_fused), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn fused(keys: *mut $K, vals: *mut $V, n: u64) {
                 // SAFETY: the host passes `n` items and a tile of shared memory.
                 unsafe { merge_tiles::<$K, $V>(Items { keys, vals }, n) }

@@ -160,7 +160,7 @@ macro_rules! entries {
         pub mod $sfx {
             use super::*;
             /// Sortedness and fingerprint of a key(-value) array.
-            #[unsafe(export_name = concat!("verify_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(verify), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn k(
                 keys: *mut $K,
                 vals: *mut $V,
@@ -178,14 +178,14 @@ macro_rules! entries {
 crate::for_items!(entries);
 
 /// Maps 32-bit keys onto/from their ordered patterns.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u32"))]
 pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys.
     unsafe { map_keys32(keys, n, mode) }
 }
 
 /// Maps 64-bit keys onto/from their ordered patterns.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u64"))]
 pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys.
     unsafe { map_keys64(keys, n, mode) }
@@ -193,7 +193,7 @@ pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32
 
 /// Widens 16-bit keys into 32-bit ordered patterns, or narrows them back
 /// (`mode::DECODE`).
-#[unsafe(no_mangle)]
+#[unsafe(export_name = crate::kernel_name!(convert_keys_u16))]
 pub unsafe extern "ptx-kernel" fn convert_keys_u16(narrow: *mut u16, wide: *mut u32, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys in both arrays.
     unsafe { convert16(narrow, wide, n, mode) }

@@ -1,5 +1,8 @@
-//! Launch shapes and tile sizes: the one place both the device kernels and the
-//! host launchers read them from.
+//! What the kernels and the host must agree on: widths of the kernel
+//! instances, tile sizes, shared-memory layouts, the segment size classes.
+//! The one place both sides read them from. (Tuned launch choices that no
+//! kernel depends on, such as threads per block or default tiles, are the
+//! host's policy, not here.)
 //!
 //! ```
 //! use warpsort_kernels::config::*;
@@ -12,34 +15,29 @@ pub const WARP_SIZE: u32 = 32;
 /// `log2(WARP_SIZE)`.
 pub const LOG_WARP_SIZE: u32 = 5;
 
-/// Threads per block for kernels that run one independent job per warp
-/// (warp sort, the warp merges, the primitives).
-pub const WARP_KERNEL_THREADS: u32 = 256;
-
 /// The kernel instances built for each width, listed once: every entry is
-/// `(module, keys per lane, kernel name prefix)`. The device crate
+/// `(module, keys per lane, the width in the kernel's name)`. The device crate
 /// instantiates its kernels from these lists (`crate::width_modules`), the
 /// host reads the widths from the constants below, made from the same lists.
 /// `$m! { extra tokens; entries }` is called with the list.
 #[macro_export]
 macro_rules! warp_sort_widths {
     ($m:ident $(, $extra:tt)*) => {
-        $m! { $($extra)*; (k32, 1, "warp_sort32"), (k64, 2, "warp_sort64"), (k128, 4, "warp_sort128"),
-              (k256, 8, "warp_sort256"), (k512, 16, "warp_sort512") }
+        $m! { $($extra)*; (k32, 1, 32), (k64, 2, 64), (k128, 4, 128), (k256, 8, 256), (k512, 16, 512) }
     };
 }
-/// Merge-pass widths (see [`warp_sort_widths!`]): windows of `32 * k` outputs.
+/// Warp bitonic merge-pass widths (see [`warp_sort_widths!`]): windows of `32 * k` outputs.
 #[macro_export]
 macro_rules! merge_pass_widths {
     ($m:ident $(, $extra:tt)*) => {
-        $m! { $($extra)*; (w128, 4, "merge_pass128"), (w256, 8, "merge_pass256"), (w512, 16, "merge_pass512") }
+        $m! { $($extra)*; (w128, 4, 128), (w256, 8, 256), (w512, 16, 512) }
     };
 }
 /// Block-merge widths (see [`warp_sort_widths!`]): outputs per thread.
 #[macro_export]
 macro_rules! block_merge_widths {
     ($m:ident $(, $extra:tt)*) => {
-        $m! { $($extra)*; (k8, 8, "block_merge8"), (k16, 16, "block_merge16") }
+        $m! { $($extra)*; (k8, 8, 8), (k16, 16, 16) }
     };
 }
 /// Buffer widths of the paper's warp merge (`paper`, steps 2 and 4; see
@@ -48,15 +46,15 @@ macro_rules! block_merge_widths {
 #[macro_export]
 macro_rules! paper_buffer_widths {
     ($m:ident $(, $extra:tt)*) => {
-        $m! { $($extra)*; (t64, 1, "64"), (t128, 2, "128") }
+        $m! { $($extra)*; (t64, 1, 64), (t128, 2, 128) }
     };
 }
 /// The keys-per-lane column of a width list.
 macro_rules! widths_array {
-    (; $(($module:ident, $k:literal, $name:literal)),*) => { [$($k),*] };
+    (; $(($module:ident, $k:literal, $w:literal)),*) => { [$($k),*] };
 }
 
-/// Keys per lane for the batched warp sorts: a warp sorts `32 * K` keys.
+/// Keys per lane of the segmented warp kernels: a warp sorts `32 * K` keys.
 pub const WARP_SORT_KEYS_PER_LANE: [u32; 5] = warp_sort_widths!(widths_array);
 /// Segments one warp sorts together (their networks interleaved, so that
 /// short segments still keep enough loads in flight): 8 for 32-key segments,
@@ -96,73 +94,23 @@ pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 2] =
-    [("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE), ("segmented_blocks_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)];
+pub const LAUNCH_BOUNDS: [(&str, u32); 2] = [
+    (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+    (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+];
 
-/// Threads per block of the global (one-stage-per-launch) bitonic kernel.
-pub const GLOBAL_STAGE_THREADS: u32 = 256;
-/// Threads per block of element-wise kernels (key encoding, checks, fills).
-pub const ELEMENTWISE_THREADS: u32 = 256;
-
-/// Keys per lane GPU-Warpsort's merge windows may use: a warp merges a window
-/// of `32 * k` outputs in registers (kernels `merge_pass{32k}_*`).
+/// Keys per lane the warp bitonic merge passes may use: a warp merges a
+/// window of `32 * k` outputs in registers (kernels `merge_pass{32k}_*`).
 pub const MERGE_KEYS_PER_LANE: [u32; 3] = merge_pass_widths!(widths_array);
-/// The default keys per lane of a key-only merge window (tuned on an H200).
-pub const DEFAULT_MERGE_KEYS_PER_LANE: u32 = 8;
-/// The default keys per lane of a key-value merge window (tuned on an H200:
-/// pairs double the registers and shuffles per key).
-pub const DEFAULT_MERGE_KEYS_PER_LANE_PAIRS: u32 = 4;
-
-/// Threads per block of the block-merge passes (`block_merge{k}_*`): the
-/// best of 128/256/512 on an H200 (`warpsort bench --suite tune`; small
-/// blocks keep more independent tiles in flight per SM).
-pub const MERGE_BLOCK_THREADS: u32 = 128;
-/// Sorts of at most this many items are small: their block merges run
-/// [`MERGE_BLOCK_THREADS_SMALL`] threads a block (and the host overlaps only
-/// their partitions' launches).
-pub const SMALL_SORT_ITEMS: usize = 1 << 20;
-/// Threads per block of a small sort's block-merge passes: half-size tiles,
-/// twice the blocks to spread over the SMs (on an H200 at 2^20: u32 keys
-/// 12.2 against 11.7 Gkeys/s, pairs 9.0 against 8.6; no gain from 2^22 on).
-pub const MERGE_BLOCK_THREADS_SMALL: u32 = 64;
 /// Outputs per thread the block-merge passes may use (kernels
 /// `block_merge{k}_*`): a block merges a tile of `MERGE_BLOCK_THREADS * k`.
 pub const BLOCK_MERGE_KEYS_PER_THREAD: [u32; 2] = block_merge_widths!(widths_array);
-/// The default outputs per thread of a block-merge pass for 4-byte items
-/// (16 beat 8 on an H200: the merge-path search is shared by more outputs).
-pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD: u32 = 16;
-/// The default outputs per thread of a block-merge pass for 8-byte items
-/// (u64 keys, u32 pairs): 8, half the tile's shared memory (on an H200 3%
-/// faster for u32 pairs and u64 keys). 16-byte items take the 4-byte
-/// default since the tile is staged by `cp.async` (u32 key + u64 value,
-/// 2^24: 6.33 against 6.13 Gkeys/s).
-pub const DEFAULT_BLOCK_MERGE_KEYS_PER_THREAD_WIDE: u32 = 8;
-/// Step 1's default tile (`TileSort::WarpMerge`) for items of up to 8
-/// bytes: one global merge pass fewer than 4096 for a round more in shared
-/// memory (on an H200, 2^24 u32 keys: 1.017 ms against 1.044 ms).
-pub const DEFAULT_TILE: u32 = 8192;
-/// Step 1's default tile for 16-byte items: 4096, 64 KB of shared memory.
-pub const DEFAULT_TILE_WIDE: u32 = 4096;
-/// Step 1's default tile for 4-byte items (u32, i32, f32 keys) in sorts of
-/// at least [`LARGE_TILE_MIN_TILES`] such tiles: 16384 (1024 threads, 64 KB
-/// of shared memory), one merge pass fewer than 8192 for one more round in
-/// shared memory (on an H200, Gkeys/s at 2^22 / 2^24 / 2^26: 18.8 / 21.5 /
-/// 22.1 against 18.1 / 20.9 / 21.8).
-pub const DEFAULT_TILE_KEYS: u32 = 16384;
-/// Below this many [`DEFAULT_TILE_KEYS`] tiles (one per SM, about), step 1
-/// keeps [`DEFAULT_TILE`]: more blocks to fill the GPU (2^20 keys: 10.4
-/// against 10.2 Gkeys/s).
-pub const LARGE_TILE_MIN_TILES: usize = 128;
-
 /// Step 1 by warp sorts and block merges (`TileSort::WarpMerge` on the
 /// host): keys per lane of each warp's register sort (a warp sorts
 /// `32 * 16 = 512` items) and outputs per thread of the block's merge rounds
 /// after it; a tile of `t` items runs `t / 16` threads.
 pub const TILE_MERGE_KEYS_PER_LANE: u32 = 16;
 
-/// Threads per block of the merge-path partition: one search per thread, in
-/// blocks this small so that the searches spread over every SM.
-pub const PARTITION_THREADS: u32 = 32;
 /// Every this many items of a pass's sorted runs, one goes into the samples
 /// that the next pass's partition searches first (`merge_path::Samples`): a
 /// 32nd of the items, small enough to stay in L2. Windows and runs are
@@ -192,11 +140,10 @@ pub const MERGE_READ_AHEAD: u32 = 2;
 /// Whether a block-merge pass stages items of `item_bytes` in skewed
 /// slots. Items wider than 4 bytes are: a warp's merge cursors that move in
 /// step (over presorted input or runs of equal keys: 16 slots apart, two
-/// banks) then fall in distinct banks (on an H200 at 2^24, u32 pairs sorted
-/// 12.4 -> 13.3 Gkeys/s, uniform 11.85 -> 11.90). 4-byte items are not:
-/// there the skew's address step in every merge step, and its slots (12
-/// blocks an SM instead of 13), cost 0.8% on uniform keys (sorted keys
-/// would gain 22%).
+/// banks) then fall in distinct banks. 4-byte items are not: there the
+/// skew's address step in every merge step, and its slots (fewer blocks an
+/// SM), cost more on uniform keys than they gain on presorted ones
+/// (measurements: `docs/PERFORMANCE.md`).
 pub const fn merge_inputs_skewed(item_bytes: u32) -> bool {
     item_bytes > 4
 }
@@ -320,17 +267,5 @@ pub const PAPER_BUFFERS: [u32; 2] = {
 /// sorted by the barrier-free warp network (`block_sort_*` run with one warp
 /// a block). The paper needs at least 128 keys a warp.
 pub const PAPER_TILE: u32 = WARP_TILE;
-/// The paper's default merge buffer `t` (it needs at least 64).
-pub const PAPER_DEFAULT_BUFFER: u32 = 64;
-/// The paper's `l`: sequences left when step 2 stops (it must exceed the
-/// SM count; 64 served 16 SMs, this serves an H200's 132 about as well).
-pub const PAPER_DEFAULT_SEQUENCES: u32 = 512;
-/// The paper's `s`: groups step 3 cuts the `l` sequences into.
-pub const PAPER_DEFAULT_GROUPS: u32 = 1024;
-/// The paper's `k`: samples per splitter (`s * k` random samples sorted,
-/// every `k`-th a splitter).
-pub const PAPER_DEFAULT_OVERSAMPLING: u32 = 8;
 /// At most this many samples (`s * k`): they are sorted by one block sort.
 pub const PAPER_MAX_SAMPLES: u32 = BLOCK_SORT_MAX_TILE;
-/// Threads per block of the paper's merge kernels (a warp per merge).
-pub const PAPER_THREADS: u32 = 128;

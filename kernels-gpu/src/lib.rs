@@ -3,20 +3,21 @@
 //! `cargo xtask build-ptx`).
 //!
 //! Built for the host it is a plain `no_std` library exporting what host and
-//! device share: the launch constants ([`config`]) and the key encodings
-//! ([`ordered`]). The kernels exist only in the nvptx build.
+//! device share: the kernels' names ([`names`]), the launch constants and
+//! shared-memory layouts ([`config`]) and the key encodings ([`ordered`]).
+//! The kernels exist only in the nvptx build.
 //!
 //! Modules, from the bottom up: `arch` (the PTX instructions), `item` (what is
 //! sorted), `warp` (primitives), `network` (the bitonic networks in
 //! registers), `block_network` (stages through shared memory), `tile`
-//! (loading tiles), then the kernels: `warp_sort`, `block_sort`, `bitonic`,
-//! `merge_path` (GPU-Warpsort's split: merge-path searches, samples,
-//! partition), `block_merge` (its merges in shared memory and step 1 by warp
-//! sorts and merges), `warp_merge` (its warp bitonic merge), `segmented`
-//! (segments given by offsets), `paper` (GPU-Warpsort as published: the
-//! buffered warp merge, sampled splitters, independent final merges),
-//! `checks`, `permute` (index sequences and gathers for argsort and stable
-//! sorts), `probe`.
+//! (loading tiles), then the kernels: `block_sort`, `bitonic`, `merge_path`
+//! (the merge sort's split: merge-path searches, samples, partition),
+//! `block_merge` (its merges in shared memory and step 1 by warp sorts and
+//! merges), `warp_merge` (its warp bitonic merge), `segmented` (segmented
+//! sorts: equal rows or segments given by offsets), `paper` (GPU-Warpsort as
+//! published: the buffered warp merge, sampled splitters, independent final
+//! merges), `checks`, `permute` (index sequences and gathers for argsort and
+//! stable sorts), `probe`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -40,6 +41,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod names;
 pub mod ordered;
 
 /// Instantiates a kernel-defining macro for every key/payload type the host
@@ -120,15 +122,15 @@ macro_rules! src_dst_kernel {
 }
 
 /// One module per width of a width list (`config::warp_sort_widths!` and
-/// its kin), each holding `$kernel!(keys per lane, name prefix)`.
+/// its kin), each holding `$kernel!(keys per lane, width in the name)`.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! width_modules {
-    ($kernel:ident; $(($module:ident, $k:literal, $name:literal)),*) => {
+    ($kernel:ident; $(($module:ident, $k:literal, $w:literal)),*) => {
         $(
-            #[doc = concat!("Kernels `", $name, "_*`.")]
+            #[doc = concat!("Kernels of width ", $w, ".")]
             pub mod $module {
                 use super::*;
-                $kernel!($k, $name);
+                $kernel!($k, $w);
             }
         )*
     };
@@ -154,6 +156,5 @@ device_modules!(
     segmented,
     tile,
     warp,
-    warp_merge,
-    warp_sort
+    warp_merge
 );

@@ -167,7 +167,7 @@ unsafe fn split_by_samples<K: Key, V: Word>(
 
 /// Writes `parts[w]`, the index in A where window `w` (of `window` outputs,
 /// a multiple of `SAMPLE_STRIDE`) starts, one thread per window, launched in
-/// blocks of `config::PARTITION_THREADS` so that the searches spread over
+/// small blocks (the host's policy) so that the searches spread over
 /// every SM. With samples of the runs the search starts from them
 /// ([`split_by_samples`]), else it is a binary search of the whole range.
 ///
@@ -211,7 +211,7 @@ macro_rules! entries {
         pub mod $sfx {
             use super::*;
             /// Merge-path partition of one merge pass into windows of `window` outputs.
-            #[unsafe(export_name = concat!("merge_partition_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(merge_partition), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn part(
                 keys: *mut $K,
                 vals: *mut $V,

@@ -352,12 +352,12 @@ macro_rules! entries {
             macro_rules! widths {
                 ($h:literal, $t:literal) => {
                     src_dst_kernel!(
-                        concat!("paper_merge", $t, "_", stringify!($sfx)),
+                        concat!(crate::kernel_name!(paper_merge), $t, "_", stringify!($sfx)),
                         /// Step 2: one pass of warp merges through a buffer of `t` items.
                         fn pass<$K, $V>(n: u64, run: u64, coalesced: u32) => merge_pass::<$K, $V, $h>
                     );
                     src_dst_kernel!(
-                        concat!("paper_final", $t, "_", stringify!($sfx)),
+                        concat!(crate::kernel_name!(paper_final), $t, "_", stringify!($sfx)),
                         /// Step 4: one level of every group's merge tree.
                         fn final_level<$K, $V>(
                             run: u64,
@@ -374,7 +374,7 @@ macro_rules! entries {
             }
             crate::paper_buffer_widths!(width_modules, widths);
             /// Step 3: random samples of the input.
-            #[unsafe(export_name = concat!("paper_sample_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(paper_sample), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn sample_items(
                 keys: *mut $K,
                 vals: *mut $V,
@@ -387,7 +387,7 @@ macro_rules! entries {
                 unsafe { sample(Items { keys, vals }, n, Items { keys: sample_keys, vals: sample_vals }, count) }
             }
             /// Step 3: the `l` sequences cut at the splitters.
-            #[unsafe(export_name = concat!("paper_split_", stringify!($sfx)))]
+            #[unsafe(export_name = concat!(crate::kernel_name!(paper_split), "_", stringify!($sfx)))]
             #[allow(clippy::too_many_arguments)]
             pub unsafe extern "ptx-kernel" fn split_sequences(
                 keys: *mut $K,
@@ -412,7 +412,7 @@ crate::for_items!(entries);
 crate::for_ranked!(entries);
 
 /// Step 4's piece starts and group offsets (see [`group_starts`]).
-#[unsafe(export_name = "paper_group_starts")]
+#[unsafe(export_name = crate::kernel_name!(paper_group_starts))]
 pub unsafe extern "ptx-kernel" fn group_starts_kernel(
     bounds: *const u64,
     l: u64,

@@ -1,6 +1,7 @@
 //! Element-wise kernels of argsort and the stable sorts: the index sequence
-//! `0, 1, …, n - 1` (the payload whose sorted order is the permutation), and
-//! the gather that applies a permutation to a payload array.
+//! `0, 1, …, n - 1` (the payload whose sorted order is the permutation), each
+//! item's position in its row (segmented argsort of rows), and the gather
+//! that applies a permutation to a payload array.
 
 use crate::arch::{global_thread, grid_threads};
 
@@ -14,6 +15,21 @@ pub unsafe fn iota<T: Copy>(out: *mut T, n: u64, from: impl Fn(usize) -> T) {
     while i < n as usize {
         // SAFETY: i < n.
         unsafe { *out.add(i) = from(i) };
+        i += grid_threads();
+    }
+}
+
+/// Writes `out[i] = i % row` for every `i < n`: each item's position in its
+/// row (the argsort of equal rows, `torch.sort(x, dim=-1)`'s indices).
+///
+/// # Safety
+/// `out` holds `n` values; `row > 0`.
+#[inline(always)]
+pub unsafe fn iota_rows(out: *mut u32, n: u64, row: u64) {
+    let mut i = global_thread();
+    while i < n as usize {
+        // SAFETY: i < n; the position in a row fits the row's u32 length.
+        unsafe { *out.add(i) = (i % row as usize) as u32 };
         i += grid_threads();
     }
 }
@@ -34,28 +50,35 @@ pub unsafe fn gather<T: Copy>(src: *const T, idx: *const u32, dst: *mut T, n: u6
 }
 
 /// `out[i] = i` as `u32` (the host launches it only for `n <= 2^32`).
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(iota), "_u32"))]
 pub unsafe extern "ptx-kernel" fn iota_u32(out: *mut u32, n: u64) {
     // SAFETY: the host passes `n` slots.
     unsafe { iota(out, n, |i| i as u32) }
 }
 
 /// `out[i] = i` as `u64`.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(iota), "_u64"))]
 pub unsafe extern "ptx-kernel" fn iota_u64(out: *mut u64, n: u64) {
     // SAFETY: the host passes `n` slots.
     unsafe { iota(out, n, |i| i as u64) }
 }
 
+/// `out[i] = i % row` as `u32` (see [`iota_rows`]).
+#[unsafe(export_name = concat!(crate::kernel_name!(iota_rows), "_u32"))]
+pub unsafe extern "ptx-kernel" fn iota_rows_u32(out: *mut u32, n: u64, row: u64) {
+    // SAFETY: the host passes `n` slots and rows of at most u32::MAX items.
+    unsafe { iota_rows(out, n, row) }
+}
+
 /// `dst[i] = src[idx[i]]` for 32-bit values.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(gather), "_u32"))]
 pub unsafe extern "ptx-kernel" fn gather_u32(src: *mut u32, idx: *mut u32, dst: *mut u32, n: u64) {
     // SAFETY: the host passes a permutation of `0..n` and `n`-value arrays.
     unsafe { gather(src, idx, dst, n) }
 }
 
 /// `dst[i] = src[idx[i]]` for 64-bit values.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(gather), "_u64"))]
 pub unsafe extern "ptx-kernel" fn gather_u64(src: *mut u64, idx: *mut u32, dst: *mut u64, n: u64) {
     // SAFETY: the host passes a permutation of `0..n` and `n`-value arrays.
     unsafe { gather(src, idx, dst, n) }

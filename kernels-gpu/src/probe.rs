@@ -21,15 +21,15 @@ pub mod op {
 #[inline(always)]
 fn shuffle<T: crate::item::Word>(x: T, op: u32, arg: u32) -> T {
     match op {
-        op::IDX => warp::shfl(x, arg),
+        op::IDX => warp::shfl_idx(x, arg),
         op::UP => warp::shfl_up(x, arg),
         op::DOWN => warp::shfl_down(x, arg),
-        _ => warp::shfl_xor(x, arg),
+        _ => warp::shfl_bfly(x, arg),
     }
 }
 
 /// `out[i] = shuffle(inp[i])` for 32-bit words.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(probe_shfl), "_u32"))]
 pub unsafe extern "ptx-kernel" fn probe_shfl_u32(inp: *const u32, out: *mut u32, op: u32, arg: u32) {
     let i = global_thread();
     // SAFETY: the host launches one thread per element.
@@ -37,7 +37,7 @@ pub unsafe extern "ptx-kernel" fn probe_shfl_u32(inp: *const u32, out: *mut u32,
 }
 
 /// `out[i] = shuffle(inp[i])` for 64-bit words.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(probe_shfl), "_u64"))]
 pub unsafe extern "ptx-kernel" fn probe_shfl_u64(inp: *const u64, out: *mut u64, op: u32, arg: u32) {
     let i = global_thread();
     // SAFETY: the host launches one thread per element.
@@ -45,7 +45,7 @@ pub unsafe extern "ptx-kernel" fn probe_shfl_u64(inp: *const u64, out: *mut u64,
 }
 
 /// Per lane, for `pred = inp[i] != 0`: `[any, all, ballot, popc, lane, warp]`.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = crate::kernel_name!(probe_vote))]
 pub unsafe extern "ptx-kernel" fn probe_vote(inp: *const u32, out: *mut u32) {
     let i = global_thread();
     // SAFETY: one thread per input, six outputs each.
@@ -63,7 +63,7 @@ pub unsafe extern "ptx-kernel" fn probe_vote(inp: *const u32, out: *mut u32) {
 }
 
 /// Per lane: `[sum, min, max, inclusive scan, exclusive scan, u64 sum low, high]`.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = crate::kernel_name!(probe_reduce_scan))]
 pub unsafe extern "ptx-kernel" fn probe_reduce_scan(inp: *const u32, out: *mut u32) {
     let i = global_thread();
     // SAFETY: one thread per input, seven outputs each.
@@ -83,7 +83,7 @@ pub unsafe extern "ptx-kernel" fn probe_reduce_scan(inp: *const u32, out: *mut u
 
 /// Ballot compaction of the odd inputs of each warp into `out[warp * 32 ..]`,
 /// their count into `counts[warp]`.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = crate::kernel_name!(probe_compact))]
 pub unsafe extern "ptx-kernel" fn probe_compact(inp: *const u32, out: *mut u32, counts: *mut u32) {
     let i = global_thread();
     let w = i / 32;
@@ -102,7 +102,7 @@ pub unsafe extern "ptx-kernel" fn probe_compact(inp: *const u32, out: *mut u32, 
 }
 
 /// Compare-exchange of `(a[i], av[i])` and `(b[i], bv[i])` key-value pairs.
-#[unsafe(no_mangle)]
+#[unsafe(export_name = crate::kernel_name!(probe_cmpx))]
 pub unsafe extern "ptx-kernel" fn probe_cmpx(a: *mut u32, av: *mut u32, b: *mut u32, bv: *mut u32) {
     let i = global_thread();
     // SAFETY: one thread per pair.

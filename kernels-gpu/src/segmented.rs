@@ -1,9 +1,12 @@
-//! Segments given by offsets (as CUB's `DeviceSegmentedSort`: segment `s` is
-//! `[off[s], off[s + 1])`): checking and classifying the offsets by length,
-//! listing the segments of each class, sorting every listed segment with the
-//! kernel its class needs (several segments of up to 256 items per warp, a
-//! warp per segment up to 512, a block per segment up to 8192; the host runs the full merge sort on longer
-//! ones), and the segmented sortedness check.
+//! Segmented sorts: many independent segments sorted at once, each by the
+//! kernel its length needs (the size classes of `config::segment_class`):
+//! several segments of up to 256 items per warp (`segmented_chunks`), a warp
+//! per segment up to 512 (`segmented_warp`), a block per segment up to 8192
+//! (`segmented_block`); the host runs the full merge sort on longer ones.
+//! Every kernel finds its segments through [`Bounds`]: equal rows, or a list
+//! of segments given by offsets (as CUB's `DeviceSegmentedSort`: segment `s`
+//! is `[off[s], off[s + 1])`), which the kernels here check, count by class
+//! and list first. Also the segmented sortedness check.
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -11,7 +14,7 @@ use crate::arch::{block_dim, block_idx, dynamic_smem, global_thread, global_warp
 use crate::block_network::Block;
 use crate::checks::Bits64;
 use crate::config::{
-    KEYS_PER_LANE, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE, segment_class,
+    KEYS_PER_LANE, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE, segment_class, warp_sort_batch,
 };
 use crate::item::{Items, Key, Pair, Word};
 use crate::network;
@@ -37,7 +40,7 @@ unsafe fn class_of(off: *const u32, i: usize) -> (bool, u32) {
 fn per_class(listed: bool, class: u32, mut f: impl FnMut(u32, u32)) {
     let mut pending = warp::ballot(listed);
     while pending != 0 {
-        let c = warp::shfl(class, pending.trailing_zeros());
+        let c = warp::shfl_idx(class, pending.trailing_zeros());
         let lanes = warp::ballot(listed && class == c);
         f(c, lanes);
         pending &= !lanes;
@@ -121,7 +124,7 @@ pub unsafe fn list_classes(off: *const u32, segs: u64, n: u64, counters: *mut u3
                     first += cursor.fetch_add(lanes.count_ones(), Relaxed) as u64;
                 }
             }
-            let slot = warp::shfl(first, leader) + (lanes & ((1 << lane) - 1)).count_ones() as u64;
+            let slot = warp::shfl_idx(first, leader) + (lanes & ((1 << lane) - 1)).count_ones() as u64;
             if lanes & (1 << lane) != 0 && slot < room {
                 // SAFETY: slot < room; i < segs.
                 unsafe { *lists.add(slot as usize) = *off.add(i) as u64 | (*off.add(i + 1) as u64) << 32 };
@@ -131,47 +134,70 @@ pub unsafe fn list_classes(off: *const u32, segs: u64, n: u64, counters: *mut u3
     }
 }
 
-/// Start and length of listed segment `j` (`(0, 0)` past the list).
+/// How a segmented kernel finds its segments: equal rows, or a list.
 ///
-/// # Safety
-/// `lists` holds `count` entries.
-#[inline(always)]
-unsafe fn listed(lists: *const u64, count: usize, j: usize) -> (usize, usize) {
-    if j >= count {
-        return (0, 0);
-    }
-    // SAFETY: j < count.
-    let e = unsafe { *lists.add(j) };
-    let (a, b) = (e as u32, (e >> 32) as u32);
-    (a as usize, (b - a) as usize)
+/// - Rows (`lists` null): segment `j` is `[j * len, min((j + 1) * len, n))`,
+///   `count = ceil(n / len)` of them (as `torch.sort` along the last
+///   dimension sees a tensor);
+/// - a list (made by [`list_classes`]): `count` entries `start | end << 32`.
+///
+/// Every segmented sort kernel takes its segments this way, so the chunk,
+/// warp and block kernels exist once for both.
+#[derive(Clone, Copy)]
+pub struct Bounds {
+    lists: *const u64,
+    count: usize,
+    n: usize,
+    len: usize,
 }
 
-/// Sorts the listed segments (each at most `chunk` items; `chunk` a power of
-/// two from `N` to `32 * N`): a warp tile of `32 * N` items holds
+impl Bounds {
+    /// The segments a kernel's `(lists, count, n, len)` parameters describe.
+    #[inline(always)]
+    pub fn new(lists: *const u64, count: u64, n: u64, len: u64) -> Self {
+        Bounds { lists, count: count as usize, n: n as usize, len: len as usize }
+    }
+
+    /// Start and length of segment `j` (`(0, 0)` from `count` on).
+    ///
+    /// # Safety
+    /// Rows lie inside `n` items; a list holds `count` entries.
+    #[inline(always)]
+    unsafe fn get(&self, j: usize) -> (usize, usize) {
+        if j >= self.count {
+            return (0, 0);
+        }
+        if self.lists.is_null() {
+            let start = j * self.len;
+            return (start, self.len.min(self.n - start));
+        }
+        // SAFETY: j < count.
+        let e = unsafe { *self.lists.add(j) };
+        let (a, b) = (e as u32, (e >> 32) as u32);
+        (a as usize, (b - a) as usize)
+    }
+}
+
+/// Sorts the segments of `bounds` (each at most `chunk` items; `chunk` a
+/// power of two from `N` to `32 * N`): a warp tile of `32 * N` items holds
 /// `32 * N / chunk` segments, one per aligned chunk of `chunk / N` lanes,
-/// each lane loading its `N` items of its segment (16-byte vector loads where
-/// aligned and whole), `MAX` pads past the segment's end; then the network's
-/// phases up to `chunk` (the whole network, unrolled, when `chunk = 32 * N`).
-/// Grid-stride over warp tiles.
+/// each lane loading its `N` items of its segment (16-byte vector loads
+/// where aligned and whole), `MAX` pads past the segment's end; then the
+/// network's phases up to `chunk` (the whole network, unrolled, when
+/// `chunk = 32 * N`). Grid-stride over warp tiles.
 ///
 /// # Safety
-/// `items` holds every listed segment; `lists` holds `count` entries of
-/// segments of at most `chunk` items.
+/// `items` holds every segment of `bounds`, each of at most `chunk` items.
 #[inline(always)]
-pub unsafe fn sort_listed_chunks<K: Key, V: Word, const N: usize>(
-    items: Items<K, V>,
-    lists: *const u64,
-    count: u32,
-    chunk: u32,
-) {
-    let (count, chunk) = (count as usize, chunk as usize);
+pub unsafe fn sort_chunks<K: Key, V: Word, const N: usize>(items: Items<K, V>, bounds: Bounds, chunk: u32) {
+    let chunk = chunk as usize;
     let lane = lane_id() as usize;
     let per_warp = WARP_SIZE as usize * N / chunk;
     let lanes_per_segment = chunk / N;
     let mut first = global_warp() * per_warp;
-    while first < count {
-        // SAFETY: listed segments lie inside the arrays.
-        let (start, len) = unsafe { listed(lists, count, first + lane / lanes_per_segment) };
+    while first < bounds.count {
+        // SAFETY: the segments lie inside the arrays.
+        let (start, len) = unsafe { bounds.get(first + lane / lanes_per_segment) };
         let t = lane % lanes_per_segment;
         // SAFETY: as above; this warp owns its segments.
         let seg = unsafe { items.offset(start) };
@@ -186,22 +212,50 @@ pub unsafe fn sort_listed_chunks<K: Key, V: Word, const N: usize>(
     }
 }
 
-/// Sorts the listed segments one block each (grid-stride over the list),
-/// a tile of `blockDim * KEYS_PER_LANE` items (at least every segment's
-/// length) in registers and shared memory.
+/// Sorts the segments of `bounds` a warp each (each at most `32 * N`
+/// items, in registers), `B` consecutive segments per warp sorted together
+/// (their networks interleaved, so that short segments keep enough loads in
+/// flight: `config::warp_sort_batch`). Grid-stride.
 ///
 /// # Safety
-/// As [`sort_listed_chunks`]; shared memory holds one tile.
+/// `items` holds every segment of `bounds`, each of at most `32 * N` items.
 #[inline(always)]
-pub unsafe fn sort_listed_blocks<K: Key, V: Word>(items: Items<K, V>, lists: *const u64, count: u32) {
+pub unsafe fn sort_warps<K: Key, V: Word, const N: usize, const B: usize>(items: Items<K, V>, bounds: Bounds) {
+    let lane = lane_id() as usize;
+    let mut first = global_warp() * B;
+    while first < bounds.count {
+        // SAFETY: the segments lie inside the arrays; past the end, (0, 0).
+        let segs: [(usize, usize); B] = core::array::from_fn(|b| unsafe { bounds.get(first + b) });
+        let mut xs = [[Pair::pad(); N]; B];
+        for (x, &(start, len)) in xs.iter_mut().zip(&segs) {
+            // SAFETY: as above (nothing is read from an empty segment).
+            *x = unsafe { load_blocked::<K, V, N>(&items.offset(start), lane, len) };
+        }
+        network::warp_sort_batch(&mut xs, lane as u32);
+        for (x, &(start, len)) in xs.iter().zip(&segs) {
+            // SAFETY: as above; this warp owns these segments.
+            unsafe { store_blocked(&items.offset(start), lane, len, x) };
+        }
+        first += grid_threads() / WARP_SIZE as usize * B;
+    }
+}
+
+/// Sorts the segments of `bounds` a block each (grid-stride), a tile of
+/// `blockDim * KEYS_PER_LANE` items (at least every segment's length) in
+/// registers and shared memory.
+///
+/// # Safety
+/// `items` holds every segment of `bounds`; shared memory holds one tile.
+#[inline(always)]
+pub unsafe fn sort_blocks<K: Key, V: Word>(items: Items<K, V>, bounds: Bounds) {
     const N: usize = KEYS_PER_LANE as usize;
     let t = crate::arch::thread_idx();
     let b: Block<Pair<K, V>> = Block { smem: dynamic_smem(), warp: t / WARP_SIZE, lane: t % WARP_SIZE };
     let tile = block_dim() as usize * N;
     let mut j = block_idx() as usize;
-    while j < count as usize {
+    while j < bounds.count {
         // SAFETY: j < count; the segment lies inside the arrays and this block owns it.
-        let (start, len) = unsafe { listed(lists, count as usize, j) };
+        let (start, len) = unsafe { bounds.get(j) };
         let seg = unsafe { items.offset(start) };
         let mut x = unsafe { load_blocked::<K, V, N>(&seg, t as usize, len) };
         b.sort(&mut x, tile);
@@ -258,14 +312,14 @@ pub unsafe fn boundary_descents<K: Bits64>(
 }
 
 /// Checks and counts the offsets' classes (see [`count_classes`]).
-#[unsafe(no_mangle)]
+#[unsafe(export_name = crate::kernel_name!(segment_classes_count))]
 pub unsafe extern "ptx-kernel" fn segment_classes_count(off: *const u32, segs: u64, counters: *mut u32) {
     // SAFETY: the host passes segs + 1 offsets and the counters.
     unsafe { count_classes(off, segs, counters) }
 }
 
 /// Lists the segments of each class (see [`list_classes`]).
-#[unsafe(no_mangle)]
+#[unsafe(export_name = crate::kernel_name!(segment_classes_list))]
 pub unsafe extern "ptx-kernel" fn segment_classes_list(
     off: *const u32,
     segs: u64,
@@ -279,7 +333,7 @@ pub unsafe extern "ptx-kernel" fn segment_classes_list(
 }
 
 /// Boundary descents of 32-bit keys (see [`boundary_descents`]).
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(segment_boundaries), "_u32"))]
 pub unsafe extern "ptx-kernel" fn segment_boundaries_u32(
     keys: *const u32,
     n: u64,
@@ -294,7 +348,7 @@ pub unsafe extern "ptx-kernel" fn segment_boundaries_u32(
 }
 
 /// Boundary descents of 64-bit keys (see [`boundary_descents`]).
-#[unsafe(no_mangle)]
+#[unsafe(export_name = concat!(crate::kernel_name!(segment_boundaries), "_u64"))]
 pub unsafe extern "ptx-kernel" fn segment_boundaries_u64(
     keys: *const u64,
     n: u64,
@@ -308,43 +362,77 @@ pub unsafe extern "ptx-kernel" fn segment_boundaries_u64(
     unsafe { boundary_descents(keys, n, off, count, seg, mode, across) }
 }
 
+/// The segmented kernels of one item type: the chunk kernel, a warp kernel
+/// per width (every width of `config::warp_sort_widths!`, or the entries
+/// given after `;`) and the block kernel.
 macro_rules! entries {
+    (@warps all widths) => {
+        crate::warp_sort_widths!(width_modules, warp);
+    };
+    (@warps $(($module:ident, $k:literal, $w:literal)),*) => {
+        width_modules!(warp; $(($module, $k, $w)),*);
+    };
     ($K:ty, $V:ty, $sfx:ident) => {
+        entries!($K, $V, $sfx; all widths);
+    };
+    ($K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
         pub mod $sfx {
             use super::*;
-            /// Listed segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
-            #[unsafe(export_name = concat!("segmented_chunks_", stringify!($sfx)))]
+            /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
+            #[unsafe(export_name = concat!(crate::kernel_name!(segmented_chunks), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn chunks(
                 keys: *mut $K,
                 vals: *mut $V,
                 lists: *const u64,
-                count: u32,
+                count: u64,
+                n: u64,
+                len: u64,
                 chunk: u32,
             ) {
-                // SAFETY: the host passes the arrays and a list of `count` segments.
-                unsafe {
-                    sort_listed_chunks::<$K, $V, { KEYS_PER_LANE as usize }>(Items { keys, vals }, lists, count, chunk)
-                }
+                let bounds = Bounds::new(lists, count, n, len);
+                // SAFETY: the host passes the arrays and segments of at most `chunk` items.
+                unsafe { sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }>(Items { keys, vals }, bounds, chunk) }
             }
-            /// Listed segments of up to 512 items, one per warp, 16 keys per lane.
-            #[unsafe(export_name = concat!("segmented_warp512_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn warp512(keys: *mut $K, vals: *mut $V, lists: *const u64, count: u32) {
-                // SAFETY: the host passes the arrays and a list of `count` segments.
-                unsafe { sort_listed_chunks::<$K, $V, 16>(Items { keys, vals }, lists, count, 512) }
+            macro_rules! warp {
+                ($k:literal, $w:literal) => {
+                    /// Segments of up to `32 * k` items, a warp each.
+                    #[unsafe(export_name = concat!(crate::kernel_name!(segmented_warp), $w, "_", stringify!($sfx)))]
+                    pub unsafe extern "ptx-kernel" fn k(
+                        keys: *mut $K,
+                        vals: *mut $V,
+                        lists: *const u64,
+                        count: u64,
+                        n: u64,
+                        len: u64,
+                    ) {
+                        let bounds = Bounds::new(lists, count, n, len);
+                        // SAFETY: the host passes the arrays and segments of at most `32 * k` items.
+                        unsafe {
+                            sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }>(Items { keys, vals }, bounds)
+                        }
+                    }
+                };
             }
-            /// Listed segments of up to `blockDim * KEYS_PER_LANE` items, one block each.
-            #[unsafe(export_name = concat!("segmented_blocks_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn blocks(
+            entries!(@warps $($widths)*);
+            /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each.
+            #[unsafe(export_name = concat!(crate::kernel_name!(segmented_block), "_", stringify!($sfx)))]
+            pub unsafe extern "ptx-kernel" fn block(
                 keys: *mut $K,
                 vals: *mut $V,
                 lists: *const u64,
-                count: u32,
+                count: u64,
+                n: u64,
+                len: u64,
             ) {
+                let bounds = Bounds::new(lists, count, n, len);
                 // SAFETY: as above, with a tile of shared memory.
-                unsafe { sort_listed_blocks::<$K, $V>(Items { keys, vals }, lists, count) }
+                unsafe { sort_blocks::<$K, $V>(Items { keys, vals }, bounds) }
             }
         }
     };
 }
 crate::for_items!(entries);
+// Stable segmented sorts: only the widths the size classes use.
+entries!(u32, crate::item::Rank, u32_rank; (k512, 16, 512));
+entries!(u64, crate::item::Rank, u64_rank; (k512, 16, 512));

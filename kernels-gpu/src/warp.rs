@@ -1,5 +1,5 @@
 //! Warp-level primitives for kernel authors: identity, shuffles, votes,
-//! reductions, scans, broadcast and ballot-based compaction. None of them uses
+//! reductions, scans and ballot-based compaction. None of them uses
 //! shared memory or a barrier; every lane of the warp must call them together.
 //!
 //! ```ignore
@@ -23,15 +23,16 @@ pub fn warp_id() -> u32 {
     arch::thread_idx() >> LOG_WARP_SIZE
 }
 
-/// The value of lane `src` (any 32- or 64-bit word).
+/// The value of lane `src` (any 32- or 64-bit word): `shfl.sync.idx`, which
+/// also broadcasts one lane's value to the warp.
 #[inline(always)]
-pub fn shfl<T: Word>(x: T, src: u32) -> T {
+pub fn shfl_idx<T: Word>(x: T, src: u32) -> T {
     x.shfl_idx(src)
 }
 
-/// The value of lane `lane ^ mask`.
+/// The value of lane `lane ^ mask`: `shfl.sync.bfly`, the butterfly.
 #[inline(always)]
-pub fn shfl_xor<T: Word>(x: T, mask: u32) -> T {
+pub fn shfl_bfly<T: Word>(x: T, mask: u32) -> T {
     x.shfl_bfly(mask)
 }
 
@@ -45,12 +46,6 @@ pub fn shfl_up<T: Word>(x: T, delta: u32) -> T {
 #[inline(always)]
 pub fn shfl_down<T: Word>(x: T, delta: u32) -> T {
     x.shfl_down(delta)
-}
-
-/// Lane `src`'s value in every lane.
-#[inline(always)]
-pub fn broadcast<T: Word>(x: T, src: u32) -> T {
-    x.shfl_idx(src)
 }
 
 /// True in every lane when any lane's `pred` holds.

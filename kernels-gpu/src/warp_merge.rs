@@ -97,9 +97,9 @@ macro_rules! entries {
         pub mod $sfx {
             use super::*;
             macro_rules! pass {
-                ($n:literal, $name:literal) => {
+                ($n:literal, $w:literal) => {
                     src_dst_kernel!(
-                        concat!($name, "_", stringify!($sfx)),
+                        concat!(crate::kernel_name!(merge_pass), $w, "_", stringify!($sfx)),
                         /// One bitonic merge pass over merge-path windows of `32 * N` outputs.
                         fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) => merge_pass::<$K, $V, $n>
                     );

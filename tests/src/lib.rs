@@ -1,10 +1,15 @@
-//! Shared pieces of the GPU integration tests: one GPU per test binary, the
-//! skip-or-fail rule, and the sizes and distributions every kernel is tried on.
+//! What warpsort's GPU tests and its benchmark share, kept out of the
+//! library's API: CPU references ([`cpu`]), input distributions ([`data`]),
+//! result checks against the references (`check_*`, `assert_pairs`), and
+//! the GPU tests' one GPU per binary with its skip-or-fail rule.
+
+pub mod cpu;
+pub mod data;
 
 use std::sync::OnceLock;
 
+pub use data::{Dist, keys};
 use warpsort::Gpu;
-pub use warpsort::data::{Dist, keys};
 
 /// Set to `1` to turn "no GPU" from a skip into a failure.
 pub const REQUIRE_GPU: &str = "WARPSORT_REQUIRE_GPU";
@@ -53,8 +58,8 @@ pub fn seed(tag: &str, n: usize) -> u64 {
     tag.bytes().fold(n as u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64))
 }
 
-use warpsort::data::FromPattern;
-use warpsort::{Order, SortKey, SortOptions, cpu};
+use data::FromPattern;
+use warpsort::{Order, SortKey, SortOptions};
 
 /// Sorts `dist` keys of type `K` on the GPU with `opts` and compares with the
 /// CPU reference, bit for bit (also checks the GPU verifier agrees).
@@ -155,7 +160,7 @@ where
 pub mod generate {
     use proptest::prelude::*;
     use warpsort::SortKey;
-    use warpsort::data::FromPattern;
+    use crate::data::FromPattern;
 
     /// A key type with its edge values.
     pub trait Edges: SortKey

@@ -1,7 +1,7 @@
 //! Block sort (one block per segment of up to 8192 keys) against the CPU reference.
 
 use warpsort::Order;
-use warpsort_tests::{Dist, check_segments, gpu};
+use warpsort_testkit::{Dist, check_segments, gpu};
 
 #[test]
 fn every_tile_and_partial_segments() {

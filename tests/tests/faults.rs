@@ -6,8 +6,8 @@
 use std::sync::{Mutex, MutexGuard};
 
 use warpsort::cudarc::driver::{CudaContext, sys};
-use warpsort::{Error, Gpu, MergeKernel, Order, Scratch, SegmentKernel, SortOptions, WarpsortConfig};
-use warpsort_tests::{Dist, REQUIRE_GPU, gpu, keys};
+use warpsort::{Error, Gpu, MergeKernel, Order, Scratch, SegmentKernel, SortOptions, MergeSortConfig};
+use warpsort_testkit::{Dist, REQUIRE_GPU, gpu, keys};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -286,16 +286,16 @@ fn bad_input_is_refused_untouched() {
 
     // Configurations the kernels do not have, whatever the length (also 0 and 1).
     let bad_configs = [
-        WarpsortConfig { tile: 1000, ..Default::default() },
-        WarpsortConfig { tile: 32_768, ..Default::default() },
-        WarpsortConfig { tile: 4096, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 5, ..Default::default() },
-        WarpsortConfig { tile: 256, merge: MergeKernel::WarpBitonic, merge_keys_per_lane: 16, ..Default::default() },
-        WarpsortConfig { tile: 4096, merge: MergeKernel::Block, merge_keys_per_lane: 4, ..Default::default() },
+        MergeSortConfig { tile: 1000, ..Default::default() },
+        MergeSortConfig { tile: 32_768, ..Default::default() },
+        MergeSortConfig { tile: 4096, merge: MergeKernel::WarpBitonic, outputs_per_thread: 5, ..Default::default() },
+        MergeSortConfig { tile: 256, merge: MergeKernel::WarpBitonic, outputs_per_thread: 16, ..Default::default() },
+        MergeSortConfig { tile: 4096, merge: MergeKernel::Block, outputs_per_thread: 4, ..Default::default() },
         // A block merge tile (256 threads x 8) larger than the sort tile.
-        WarpsortConfig { tile: 1024, merge: MergeKernel::Block, merge_keys_per_lane: 0, ..Default::default() },
+        MergeSortConfig { tile: 1024, merge: MergeKernel::Block, outputs_per_thread: 0, ..Default::default() },
     ];
     for cfg in bad_configs {
-        let o = SortOptions { warpsort: cfg, ..Default::default() };
+        let o = SortOptions { merge_sort: cfg, ..Default::default() };
         let bad = |r: warpsort::Result<()>| match r {
             Err(e @ Error::BadConfig(_)) => assert!(e.to_string().contains("must be"), "{e}"),
             r => panic!("{cfg:?}: expected BadConfig, got {r:?}"),

@@ -1,8 +1,8 @@
 //! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
 //! reference over sizes, distributions, key types, orders and key-value.
 
-use warpsort::{Algorithm, MergeKernel, Order, PaperConfig, PaperLoads, SortOptions, TileSort, WarpsortConfig};
-use warpsort_tests::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
+use warpsort::{Algorithm, MergeKernel, Order, PaperConfig, PaperLoads, SortOptions, TileSort, MergeSortConfig};
+use warpsort_testkit::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
 
 fn opts(algorithm: Algorithm, order: Order) -> SortOptions {
     SortOptions { algorithm, order, ..Default::default() }
@@ -52,11 +52,11 @@ fn every_key_type_and_order() {
 #[test]
 fn millions() {
     let Some(g) = gpu() else { return };
-    for a in [Algorithm::WarpSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
+    for a in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
         check_sort::<u32>(g, Dist::Uniform, LARGE, &opts(a, Order::Ascending));
         check_sort_pairs::<u32>(g, Dist::Gaussian, LARGE + 3, &opts(a, Order::Ascending));
     }
-    check_sort::<f32>(g, Dist::Staggered, 3_000_017, &opts(Algorithm::WarpSort, Order::Descending));
+    check_sort::<f32>(g, Dist::Staggered, 3_000_017, &opts(Algorithm::MergeSort, Order::Descending));
 }
 
 #[test]
@@ -77,8 +77,8 @@ fn a_first_merge_sizes() {
     // Smallest sizes that need one, two and three merge passes.
     let Some(g) = gpu() else { return };
     for n in [4097, 8192, 8193, 12_288, 16_385] {
-        check_sort::<u32>(g, Dist::Uniform, n, &opts(Algorithm::WarpSort, Order::Ascending));
-        check_sort_pairs::<u32>(g, Dist::Uniform, n, &opts(Algorithm::WarpSort, Order::Ascending));
+        check_sort::<u32>(g, Dist::Uniform, n, &opts(Algorithm::MergeSort, Order::Ascending));
+        check_sort_pairs::<u32>(g, Dist::Uniform, n, &opts(Algorithm::MergeSort, Order::Ascending));
     }
 }
 
@@ -90,12 +90,12 @@ fn every_warpsort_configuration() {
         for (merge, ks) in merges {
             let shapes = ks.iter().flat_map(|k| [(k, 0), (k, 64), (k, 512)]);
             let shapes = shapes.flat_map(|(k, t)| [TileSort::WarpMerge, TileSort::BlockBitonic].map(|s| (k, t, s)));
-            for (&merge_keys_per_lane, merge_threads, tile_sort) in shapes {
-                let cfg = WarpsortConfig { tile, tile_sort, merge, merge_keys_per_lane, merge_threads };
+            for (&outputs_per_thread, merge_threads, tile_sort) in shapes {
+                let cfg = MergeSortConfig { tile, tile_sort, merge, outputs_per_thread, merge_threads };
                 if cfg.validate().is_err() || (merge == MergeKernel::WarpBitonic && merge_threads != 0) {
                     continue;
                 }
-                let o = SortOptions { warpsort: cfg, ..Default::default() };
+                let o = SortOptions { merge_sort: cfg, ..Default::default() };
                 // 16-byte items (u64 key, u32 value) may need more shared
                 // memory than a block gets: refused with the data untouched.
                 let probe: Vec<u64> = (0..2 * tile as u64).rev().collect();
@@ -123,7 +123,7 @@ fn every_warpsort_configuration() {
         }
     }
     let mut d = g.stream().clone_htod(&[2u32, 1]).unwrap();
-    let bad = SortOptions { warpsort: WarpsortConfig { tile: 1000, ..Default::default() }, ..Default::default() };
+    let bad = SortOptions { merge_sort: MergeSortConfig { tile: 1000, ..Default::default() }, ..Default::default() };
     assert!(matches!(g.sort_with(&mut d, &bad), Err(warpsort::Error::BadConfig(_))));
     assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [2, 1]);
 }

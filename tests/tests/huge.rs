@@ -3,7 +3,7 @@
 //! with a notice where the GPU has not the ~40 GB they need free.
 
 use warpsort::{Algorithm, Order, SortOptions};
-use warpsort_tests::gpu;
+use warpsort_testkit::gpu;
 
 /// Past `i32::MAX` and not a multiple of any tile.
 const N: usize = (1 << 31) + 4099;
@@ -31,7 +31,7 @@ fn beyond_two_to_the_31() {
     }
     let keys = input(N);
     let vals: Vec<u32> = (0..N as u32).collect();
-    for algorithm in [Algorithm::WarpSort, Algorithm::WarpsortPaper] {
+    for algorithm in [Algorithm::MergeSort, Algorithm::WarpsortPaper] {
         let o = SortOptions { algorithm, ..Default::default() };
         let mut dk = g.stream().clone_htod(&keys).unwrap();
         let before = g.check::<u32, u32>(&dk, None, Order::Ascending).unwrap();

@@ -1,9 +1,9 @@
 //! Every warp primitive against its CPU reference, through the probe kernels.
 
-use warpsort::cpu::warp as cref;
+use warpsort_testkit::cpu::warp as cref;
 use warpsort::kernels::config::WARP_SIZE;
 use warpsort::{Gpu, KernelArg as A};
-use warpsort_tests::gpu;
+use warpsort_testkit::gpu;
 
 const WARPS: usize = 8;
 const N: usize = WARPS * WARP_SIZE as usize;
@@ -27,7 +27,7 @@ fn run<T: warpsort::cudarc::driver::DeviceRepr + warpsort::cudarc::driver::Valid
 }
 
 fn input(seed: u64) -> Vec<u32> {
-    let mut r = warpsort::data::Rng::new(seed);
+    let mut r = warpsort_testkit::data::Rng::new(seed);
     (0..N).map(|_| r.next_u64() as u32).collect()
 }
 
@@ -36,10 +36,10 @@ fn shuffles_u32_and_u64() {
     let Some(g) = gpu() else { return };
     let x = input(1);
     for (op, f) in [
-        (0, cref::shfl::<u32> as fn(&[u32], u32) -> Vec<u32>),
+        (0, cref::shfl_idx::<u32> as fn(&[u32], u32) -> Vec<u32>),
         (1, cref::shfl_up),
         (2, cref::shfl_down),
-        (3, cref::shfl_xor),
+        (3, cref::shfl_bfly),
     ] {
         for arg in [0u32, 1, 5, 16, 31] {
             let got: Vec<u32> = run(g, "probe_shfl_u32", &x, N, &[A::U32(op), A::U32(arg)]);
@@ -50,10 +50,10 @@ fn shuffles_u32_and_u64() {
     let x64: Vec<u64> = (0..N).map(|i| ((x[i] as u64) << 32) | x[(i * 7) % N] as u64).collect();
     let words: Vec<u32> = x64.iter().flat_map(|v| [*v as u32, (*v >> 32) as u32]).collect();
     for (op, f) in [
-        (0, cref::shfl::<u64> as fn(&[u64], u32) -> Vec<u64>),
+        (0, cref::shfl_idx::<u64> as fn(&[u64], u32) -> Vec<u64>),
         (1, cref::shfl_up),
         (2, cref::shfl_down),
-        (3, cref::shfl_xor),
+        (3, cref::shfl_bfly),
     ] {
         for arg in [1u32, 3, 16] {
             let g64 = {

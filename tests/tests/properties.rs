@@ -7,9 +7,10 @@
 use std::cmp::Ordering;
 
 use proptest::prelude::*;
-use warpsort::data::FromPattern;
-use warpsort::{Bits, Order, SortKey, cpu};
-use warpsort_tests::generate::{Edges, key, keys};
+use warpsort_testkit::data::FromPattern;
+use warpsort::{Bits, Order, SortKey};
+use warpsort_testkit::cpu;
+use warpsort_testkit::generate::{Edges, key, keys};
 
 fn bits<K: SortKey>(v: &[K]) -> Vec<K::Bits> {
     v.iter().map(|k| k.to_bits()).collect()

@@ -1,4 +1,4 @@
-//! Property tests on the GPU: the generators of `warpsort_tests::generate`
+//! Property tests on the GPU: the generators of `warpsort_testkit::generate`
 //! (any bit pattern, mixed with NaN of both signs, +-0, +-inf, MIN, MAX and
 //! subnormals) drive `sort` and `sort_pairs` for every key type, both orders,
 //! every algorithm (both GPU-Warpsort merges) and every way in (device buffers, host slices, a caller's
@@ -12,10 +12,11 @@ use std::fmt::Display;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use warpsort::data::FromPattern;
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, Scratch, SortKey, SortOptions, WarpsortConfig, cpu};
-use warpsort_tests::generate::{Edges, keys};
-use warpsort_tests::gpu;
+use warpsort_testkit::data::FromPattern;
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, Scratch, SortKey, SortOptions, MergeSortConfig};
+use warpsort_testkit::cpu;
+use warpsort_testkit::generate::{Edges, keys};
+use warpsort_testkit::gpu;
 
 /// Cases per key type and operation.
 const CASES: u32 = 64;
@@ -62,9 +63,9 @@ fn large_cases<K: Edges>() -> impl Strategy<Value = Case<K>>
 where
     K::Bits: FromPattern,
 {
-    let lens = proptest::collection::vec(warpsort_tests::generate::key::<K>(), 20_000..300_000);
+    let lens = proptest::collection::vec(warpsort_testkit::generate::key::<K>(), 20_000..300_000);
     let order = prop_oneof![Just(Order::Ascending), Just(Order::Descending)];
-    let algorithm = prop_oneof![3 => Just(Algorithm::WarpSort), 1 => Just(Algorithm::Bitonic)];
+    let algorithm = prop_oneof![3 => Just(Algorithm::MergeSort), 1 => Just(Algorithm::Bitonic)];
     let merge = prop_oneof![Just(MergeKernel::Block), Just(MergeKernel::WarpBitonic)];
     let path = prop_oneof![Just(Path::Device), Just(Path::Slice), Just(Path::Scratch)];
     (lens, order, algorithm, merge, path)
@@ -104,7 +105,7 @@ fn sort_case<K: SortKey>(
     (input, order, algorithm, merge, path): Case<K>,
 ) -> Result<(), TestCaseError> {
     let mut o = SortOptions { order, ..SortOptions::algorithm(algorithm) };
-    o.warpsort = WarpsortConfig { merge, ..Default::default() };
+    o.merge_sort = MergeSortConfig { merge, ..Default::default() };
     let got = match path {
         Path::Slice => {
             let mut h = input.clone();
@@ -130,7 +131,7 @@ fn pairs_case<K: SortKey>(
     (input, order, algorithm, merge, path): Case<K>,
 ) -> Result<(), TestCaseError> {
     let mut o = SortOptions { order, ..SortOptions::algorithm(algorithm) };
-    o.warpsort = WarpsortConfig { merge, ..Default::default() };
+    o.merge_sort = MergeSortConfig { merge, ..Default::default() };
     let vals: Vec<u32> = (0..input.len() as u32).collect();
     let (ok, ov) = match path {
         Path::Slice => {

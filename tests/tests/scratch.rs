@@ -2,8 +2,9 @@
 //! nothing, through the storage a `Gpu` caches and through a caller's
 //! `Scratch`, on one stream and across streams; results stay right.
 
-use warpsort::{Algorithm, Gpu, Order, Scratch, SortKey, SortOptions, cpu};
-use warpsort_tests::{Dist, gpu, keys};
+use warpsort::{Algorithm, Gpu, Order, Scratch, SortKey, SortOptions};
+use warpsort_testkit::cpu;
+use warpsort_testkit::{Dist, gpu, keys};
 
 /// A handle of its own (on a stream of its own, sharing the loaded kernels):
 /// its cache and allocation count see only this test.
@@ -62,7 +63,7 @@ fn a_second_sort_allocates_nothing() {
     let (mut hk, mut hv) = (input.clone(), vals.clone());
     g.sort_pairs_slice(&mut hk, &mut hv, &SortOptions::default()).unwrap();
     assert_eq!(g.scratch_allocations(), after_pairs);
-    warpsort_tests::assert_pairs(&input, &hk, &hv, Order::Ascending, "host pairs through the cache");
+    warpsort_testkit::assert_pairs(&input, &hk, &hv, Order::Ascending, "host pairs through the cache");
 
     g.release_scratch().unwrap();
     assert_eq!(g.scratch_capacity(), 0);
@@ -104,7 +105,7 @@ fn a_callers_scratch_grows_only_when_too_small() {
         let o = SortOptions { order, ..Default::default() };
         g.sort_pairs_with_scratch(&mut dk, &mut dv, &o, &mut s).unwrap();
         let (ok, ov) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
-        warpsort_tests::assert_pairs(&input, &ok, &ov, order, "pairs with a reserved scratch");
+        warpsort_testkit::assert_pairs(&input, &ok, &ov, order, "pairs with a reserved scratch");
     }
     assert_eq!(s.allocations(), 1, "the reserved storage sufficed");
     s.reserve(&g, need / 2).unwrap();
@@ -171,11 +172,12 @@ fn concurrent_sorts_on_one_handle() {
 fn temporary_storage_grows_with_n() {
     // Scratch reserved for n items must serve every shorter sort, also
     // across the size where the merge passes change their block shape
-    // (`SMALL_SORT_ITEMS`) and the step-1 tile grows. A host-side
-    // computation: no GPU needed.
-    let small = warpsort::kernels::config::SMALL_SORT_ITEMS;
+    // (2^20 items on every tuning table) and the step-1 tile grows. A
+    // host-side computation: no GPU needed (the plans' own test covers
+    // every table and more sizes).
+    let small = 1usize << 20;
     let ns = [1usize, 8193, 100_003, small - 1, small, small + 1, 2 * small, 2 * small + 7, 1 << 24];
-    for algorithm in [Algorithm::WarpSort, Algorithm::WarpsortPaper, Algorithm::Bitonic] {
+    for algorithm in [Algorithm::MergeSort, Algorithm::WarpsortPaper, Algorithm::Bitonic] {
         let opts = SortOptions { algorithm, ..Default::default() };
         for (kb, vb) in [(4, 0), (4, 4), (8, 0), (4, 8), (8, 8), (2, 0)] {
             for w in ns.windows(2) {

@@ -2,9 +2,10 @@
 //! chosen per segment length) against the CPU reference per segment; bad
 //! offsets; the segmented checks on the GPU.
 
-use warpsort::data::{FromPattern, random_offsets};
-use warpsort::{Error, Gpu, Order, SortKey, cpu};
-use warpsort_tests::{Dist, assert_pairs, gpu, keys, seed};
+use warpsort_testkit::data::{FromPattern, random_offsets};
+use warpsort::{Error, Gpu, Order, SortKey};
+use warpsort_testkit::cpu;
+use warpsort_testkit::{Dist, assert_pairs, gpu, keys, seed};
 
 /// Offsets of `count` segments of `len` items each.
 fn equal(len: usize, count: usize) -> Vec<u32> {

@@ -4,9 +4,10 @@
 //! key-value sorts and argsort checked for the exact stable order; 16-bit keys
 //! (widened to 32-bit patterns and narrowed back) through every entry point.
 
-use warpsort::data::FromPattern;
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, TileSort, WarpsortConfig, cpu};
-use warpsort_tests::{Dist, SIZES, check_segments, check_sort, check_sort_pairs, gpu, keys, seed};
+use warpsort_testkit::data::FromPattern;
+use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, TileSort, MergeSortConfig};
+use warpsort_testkit::cpu;
+use warpsort_testkit::{Dist, SIZES, check_segments, check_sort, check_sort_pairs, gpu, keys, seed};
 
 /// A payload that carries its input position recognisably in every bit
 /// width: 64-bit tags hold the position in both halves, so a payload whose
@@ -179,7 +180,7 @@ fn payload_types_every_key_type_and_order() {
 fn payload_widths_every_distribution() {
     let Some(g) = gpu() else { return };
     for dist in Dist::ALL {
-        for a in [Algorithm::WarpSort, Algorithm::Bitonic] {
+        for a in [Algorithm::MergeSort, Algorithm::Bitonic] {
             let o = opts(a, Order::Ascending, false);
             check_pairs::<u32, u64>(g, dist, 300_001, &o);
             check_pairs::<u64, u64>(g, dist, 300_001, &o);
@@ -210,10 +211,10 @@ fn every_merge_kernel_with_wide_and_ranked_items() {
     let Some(g) = gpu() else { return };
     let configs = [TileSort::BlockBitonic, TileSort::WarpMerge].into_iter().flat_map(|tile_sort| {
         [MergeKernel::Block, MergeKernel::WarpBitonic].into_iter().flat_map(move |merge| {
-            [0, 4, 8, 16].map(|merge_keys_per_lane| WarpsortConfig {
+            [0, 4, 8, 16].map(|outputs_per_thread| MergeSortConfig {
                 tile_sort,
                 merge,
-                merge_keys_per_lane,
+                outputs_per_thread,
                 ..Default::default()
             })
         })
@@ -223,7 +224,7 @@ fn every_merge_kernel_with_wide_and_ranked_items() {
             continue;
         }
         for order in [Order::Ascending, Order::Descending] {
-            let o = SortOptions { order, warpsort: cfg, ..Default::default() };
+            let o = SortOptions { order, merge_sort: cfg, ..Default::default() };
             let stable = SortOptions { stable: true, ..o };
             for n in [4097, 8193, 12_288, 100_003] {
                 check_pairs::<u32, u64>(g, Dist::Uniform, n, &o);
@@ -239,7 +240,7 @@ fn every_merge_kernel_with_wide_and_ranked_items() {
 #[test]
 fn stable_pairs_every_payload_and_key_type() {
     let Some(g) = gpu() else { return };
-    let o = opts(Algorithm::WarpSort, Order::Descending, true);
+    let o = opts(Algorithm::MergeSort, Order::Descending, true);
     every_payload::<i32>(g, Dist::FewUnique, 50_000, &o);
     every_payload::<f32>(g, Dist::AllEqual, 50_000, &o);
     every_payload::<u64>(g, Dist::FewUnique, 50_000, &o);
@@ -315,18 +316,18 @@ where
 fn millions() {
     let Some(g) = gpu() else { return };
     let n = 3_000_017;
-    check_pairs::<u32, u64>(g, Dist::Uniform, n, &opts(Algorithm::WarpSort, Order::Ascending, false));
-    check_pairs::<u64, u64>(g, Dist::Gaussian, n, &opts(Algorithm::WarpSort, Order::Descending, false));
-    check_pairs::<u32, u32>(g, Dist::FewUnique, n, &opts(Algorithm::WarpSort, Order::Ascending, true));
+    check_pairs::<u32, u64>(g, Dist::Uniform, n, &opts(Algorithm::MergeSort, Order::Ascending, false));
+    check_pairs::<u64, u64>(g, Dist::Gaussian, n, &opts(Algorithm::MergeSort, Order::Descending, false));
+    check_pairs::<u32, u32>(g, Dist::FewUnique, n, &opts(Algorithm::MergeSort, Order::Ascending, true));
     check_pairs::<f64, u64>(g, Dist::FewUnique, n, &opts(Algorithm::Bitonic, Order::Descending, true));
-    check_argsort::<f32>(g, Dist::FewUnique, 1 << 22, &opts(Algorithm::WarpSort, Order::Ascending, true));
-    check_argsort::<u32>(g, Dist::Uniform, 1 << 22, &opts(Algorithm::WarpSort, Order::Descending, false));
+    check_argsort::<f32>(g, Dist::FewUnique, 1 << 22, &opts(Algorithm::MergeSort, Order::Ascending, true));
+    check_argsort::<u32>(g, Dist::Uniform, 1 << 22, &opts(Algorithm::MergeSort, Order::Descending, false));
 }
 
 #[test]
 fn host_slices_and_errors() {
     let Some(g) = gpu() else { return };
-    let stable = opts(Algorithm::WarpSort, Order::Ascending, true);
+    let stable = opts(Algorithm::MergeSort, Order::Ascending, true);
     assert_eq!(g.argsort_slice(&[2.5f32, -1.0, 2.5, 0.0], &stable).unwrap(), [1, 3, 0, 2]);
     assert_eq!(g.argsort_slice::<u32>(&[], &stable).unwrap(), Vec::<u32>::new());
     let mut k = vec![2u32, 1, 2, 1];

@@ -1,7 +1,7 @@
 //! Warp sort (one warp per segment of up to 512 keys) against the CPU reference.
 
 use warpsort::Order;
-use warpsort_tests::{Dist, check_segments, gpu};
+use warpsort_testkit::{Dist, check_segments, gpu};
 
 const SEGMENTS: &[usize] = &[1, 2, 7, 31, 32, 33, 64, 100, 128, 200, 256, 257, 500, 512];
 const SIZES: &[usize] = &[0, 1, 31, 32, 33, 1000, 4097, 100_003];
@@ -38,7 +38,8 @@ fn millions_of_keys_in_32_key_segments() {
 
 #[test]
 fn every_segment_kernel_on_the_lengths_it_fits() {
-    use warpsort::{SegmentKernel as S, cpu};
+    use warpsort::SegmentKernel as S;
+    use warpsort_testkit::cpu;
     let Some(g) = gpu() else { return };
     let kernels = [
         S::WarpChunks { chunk: 1 },
@@ -59,7 +60,7 @@ fn every_segment_kernel_on_the_lengths_it_fits() {
                 continue;
             }
             for n in [0, 1, seg, 10 * seg + 3, 40_000] {
-                let input: Vec<u32> = warpsort::data::keys(Dist::FewUnique, n, n as u64 + seg as u64);
+                let input: Vec<u32> = warpsort_testkit::data::keys(Dist::FewUnique, n, n as u64 + seg as u64);
                 let mut d = g.stream().clone_htod(&input).unwrap();
                 g.sort_segments_with(&mut d, seg, Order::Descending, kernel).unwrap();
                 let mut want = input.clone();

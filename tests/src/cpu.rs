@@ -1,13 +1,13 @@
 //! CPU references: what every kernel must compute, written the obvious way.
 
-use crate::key::{Order, SortKey};
+use warpsort::{Order, SortKey};
 
 /// The reference sort (stable, so key-value results compare exactly after
 /// grouping equal keys).
 ///
 /// ```
 /// let mut v = vec![f32::NAN, -0.0, 0.0, f32::NEG_INFINITY];
-/// warpsort::cpu::sort(&mut v, warpsort::Order::Ascending);
+/// warpsort_testkit::cpu::sort(&mut v, warpsort::Order::Ascending);
 /// assert_eq!(v[0], f32::NEG_INFINITY);
 /// assert!(v[3].is_nan());
 /// ```
@@ -26,11 +26,11 @@ pub fn sort_segments<K: SortKey>(keys: &mut [K], seg_len: usize, order: Order) {
 }
 
 /// Sorts each segment `offsets[s]..offsets[s + 1]` independently (offsets
-/// as [`crate::Gpu::sort_segments_by_offsets`] takes them).
+/// as [`warpsort::Gpu::sort_segments_by_offsets`] takes them).
 ///
 /// ```
 /// let mut v = vec![3u32, 1, 2, 9, 8];
-/// warpsort::cpu::sort_by_offsets(&mut v, &[0, 3, 3, 5], warpsort::Order::Ascending);
+/// warpsort_testkit::cpu::sort_by_offsets(&mut v, &[0, 3, 3, 5], warpsort::Order::Ascending);
 /// assert_eq!(v, [1, 2, 3, 8, 9]);
 /// ```
 pub fn sort_by_offsets<K: SortKey>(keys: &mut [K], offsets: &[u32], order: Order) {
@@ -53,11 +53,12 @@ pub fn sort_pairs<K: SortKey, V: Copy>(keys: &mut [K], vals: &mut [V], order: Or
 }
 
 /// Reference argsort (stable): the positions of `keys` in sorted order,
-/// equal keys in input order — what [`Gpu::argsort`](crate::Gpu::argsort)
+/// equal keys in input order — what [`Gpu::argsort`](warpsort::Gpu::argsort)
 /// with `stable` returns exactly.
 ///
 /// ```
-/// use warpsort::{cpu, Order};
+/// use warpsort::Order;
+/// use warpsort_testkit::cpu;
 /// let keys = [2.0f32, -1.0, 2.0, 0.0];
 /// let p = cpu::argsort(&keys, Order::Descending);
 /// assert_eq!(p, [0, 2, 3, 1]);
@@ -117,7 +118,7 @@ fn fx(s: &str) -> u64 {
 /// The warp shuffles, as the probe kernels apply them to each warp of `x`.
 pub mod warp {
     /// `shfl.sync.idx` from `src`.
-    pub fn shfl<T: Copy>(x: &[T], src: u32) -> Vec<T> {
+    pub fn shfl_idx<T: Copy>(x: &[T], src: u32) -> Vec<T> {
         x.chunks(32).flat_map(|w| (0..w.len()).map(move |_| w[src as usize % 32])).collect()
     }
     /// `shfl.sync.up`: lanes below `d` keep their own.
@@ -133,7 +134,63 @@ pub mod warp {
             .collect()
     }
     /// `shfl.sync.bfly` with `mask`.
-    pub fn shfl_xor<T: Copy>(x: &[T], mask: u32) -> Vec<T> {
+    pub fn shfl_bfly<T: Copy>(x: &[T], mask: u32) -> Vec<T> {
         x.chunks(32).flat_map(|w| (0..w.len()).map(move |l| w[l ^ mask as usize])).collect()
     }
+}
+
+/// The segments `[start, end)` of `n` items cut into rows of `len` (the
+/// last may be shorter).
+pub fn rows(n: usize, len: usize) -> Vec<std::ops::Range<usize>> {
+    (0..n).step_by(len.max(1)).map(|s| s..(s + len).min(n)).collect()
+}
+
+/// The segments `[offsets[s], offsets[s + 1])`.
+pub fn by_offsets(offsets: &[u32]) -> Vec<std::ops::Range<usize>> {
+    offsets.windows(2).map(|w| w[0] as usize..w[1] as usize).collect()
+}
+
+/// Reference stable key-value sort of each segment.
+///
+/// ```
+/// use warpsort::Order;
+/// use warpsort_testkit::cpu;
+/// let (mut k, mut v) = (vec![2u32, 1, 2, 1, 0], vec![0u32, 1, 2, 3, 4]);
+/// cpu::sort_pairs_segments(&mut k, &mut v, &cpu::rows(5, 3), Order::Descending);
+/// assert_eq!((k, v), (vec![2, 2, 1, 1, 0], vec![0, 2, 1, 3, 4]));
+/// ```
+pub fn sort_pairs_segments<K: SortKey, V: Copy>(
+    keys: &mut [K],
+    vals: &mut [V],
+    segments: &[std::ops::Range<usize>],
+    order: Order,
+) {
+    for s in segments {
+        sort_pairs(&mut keys[s.clone()], &mut vals[s.clone()], order);
+    }
+}
+
+/// Reference stable argsort of each segment: positions within the segment
+/// (`relative`, as `torch.sort(x, dim=-1).indices`) or in the whole array.
+///
+/// ```
+/// use warpsort::Order;
+/// use warpsort_testkit::cpu;
+/// let keys = [3u32, 1, 2, 9, 8];
+/// assert_eq!(cpu::argsort_segments(&keys, &cpu::by_offsets(&[0, 3, 5]), Order::Ascending, false), [1, 2, 0, 4, 3]);
+/// assert_eq!(cpu::argsort_segments(&keys, &cpu::rows(5, 3), Order::Ascending, true), [1, 2, 0, 1, 0]);
+/// ```
+pub fn argsort_segments<K: SortKey>(
+    keys: &[K],
+    segments: &[std::ops::Range<usize>],
+    order: Order,
+    relative: bool,
+) -> Vec<u32> {
+    let mut out = vec![0u32; keys.len()];
+    for s in segments {
+        for (j, p) in argsort(&keys[s.clone()], order).into_iter().enumerate() {
+            out[s.start + j] = if relative { p as u32 } else { (s.start + p) as u32 };
+        }
+    }
+    out
 }

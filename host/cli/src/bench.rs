@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use warpsort::cudarc::driver::CudaSlice;
-use warpsort::data::{Dist, FromPattern, keys};
+use warpsort_testkit::data::{Dist, FromPattern, keys};
 use warpsort::kernels::config::PAPER_BUFFERS;
 use warpsort::{
     Algorithm, Gpu, MergeKernel, Order, PaperConfig, PaperLoads, Payload, SortKey, SortOptions, TileSort,
-    WarpsortConfig,
+    MergeSortConfig,
 };
 
 /// Benchmark errors: warpsort's, the driver's, or a message.
@@ -492,7 +492,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             let ms = b.time(&pristine, &mut work, |w| gpu.sort_segments_with(w, seg, Order::Ascending, kernel))?;
             let mut host = s.clone_dtoh(&work)?;
             let mut want = keys_in.clone();
-            warpsort::cpu::sort_segments(&mut want, seg, Order::Ascending);
+            warpsort_testkit::cpu::sort_segments(&mut want, seg, Order::Ascending);
             let verified = host == want && {
                 host.sort_unstable();
                 want.sort_unstable();
@@ -520,7 +520,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             .into_iter()
             .map(|len| (format!("/seg={len}"), (0..=n / len).map(|i| (i * len) as u32).collect(), Some(len)))
             .collect();
-        cases.push(("/seg=random1-8192".into(), warpsort::data::random_offsets(n, 8192, 42), None));
+        cases.push(("/seg=random1-8192".into(), warpsort_testkit::data::random_offsets(n, 8192, 42), None));
         for (tag, offsets, rows) in &cases {
             progress(&format!("segmented sorts of 2^24 keys, {}", &tag[1..]));
             for pairs in [false, true] {
@@ -554,7 +554,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             progress(&format!("full sorts, n = 2^{}", n.trailing_zeros()));
             let keys_in = input::<u32>(Dist::Uniform, n);
             for pairs in [false, true] {
-                b.sort_row("sizes", Algorithm::WarpSort, Dist::Uniform, pairs, &keys_in)?;
+                b.sort_row("sizes", Algorithm::MergeSort, Dist::Uniform, pairs, &keys_in)?;
                 b.sort_row("sizes", Algorithm::Bitonic, Dist::Uniform, pairs, &keys_in)?;
                 b.sort_row("sizes", Algorithm::WarpsortPaper, Dist::Uniform, pairs, &keys_in)?;
                 b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None, "");
@@ -578,7 +578,7 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             progress(&format!("distribution {}, n = 2^24", dist.name()));
             let keys_in = input::<u32>(dist, n);
             for pairs in [false, true] {
-                b.sort_row("dists", Algorithm::WarpSort, dist, pairs, &keys_in)?;
+                b.sort_row("dists", Algorithm::MergeSort, dist, pairs, &keys_in)?;
                 b.sort_row("dists", Algorithm::WarpsortPaper, dist, pairs, &keys_in)?;
                 b.cub_rows("dists", dist, pairs, &keys_in, None, "");
             }
@@ -633,14 +633,14 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
                 let k = if pairs { 8 } else { 16 };
                 for tile in [4096usize, 8192, 16_384] {
                     for t in [128, 256] {
-                        let cfg = WarpsortConfig {
+                        let cfg = MergeSortConfig {
                             tile,
                             tile_sort: TileSort::WarpMerge,
                             merge: MergeKernel::Block,
-                            merge_keys_per_lane: k,
+                            outputs_per_thread: k,
                             merge_threads: t,
                         };
-                        let o = SortOptions { warpsort: cfg, ..Default::default() };
+                        let o = SortOptions { merge_sort: cfg, ..Default::default() };
                         let name = format!("warpsort tile={tile} merge=Block k={k} threads={t}");
                         // A shape the GPU refuses (registers, shared memory) is reported, not fatal.
                         if let Err(e) =
@@ -660,14 +660,14 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             for (tile_sort, tiles) in step1 {
                 for &tile in tiles {
                     for (k, t) in [(16, 128), (8, 128)] {
-                        let cfg = WarpsortConfig {
+                        let cfg = MergeSortConfig {
                             tile,
                             tile_sort,
                             merge: MergeKernel::Block,
-                            merge_keys_per_lane: k,
+                            outputs_per_thread: k,
                             merge_threads: t,
                         };
-                        let o = SortOptions { warpsort: cfg, ..Default::default() };
+                        let o = SortOptions { merge_sort: cfg, ..Default::default() };
                         let name = format!("warpsort tile={tile} step1={tile_sort:?} merge=Block k={k} threads={t}");
                         b.sort_row_with::<u32, u32>("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
                     }
@@ -676,8 +676,8 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
             // The warp bitonic merge of merge-path windows, for reference.
             for k in warpsort::kernels::config::MERGE_KEYS_PER_LANE {
                 let cfg =
-                    WarpsortConfig { merge: MergeKernel::WarpBitonic, merge_keys_per_lane: k, ..Default::default() };
-                let o = SortOptions { warpsort: cfg, ..Default::default() };
+                    MergeSortConfig { merge: MergeKernel::WarpBitonic, outputs_per_thread: k, ..Default::default() };
+                let o = SortOptions { merge_sort: cfg, ..Default::default() };
                 let name = format!("warpsort merge=WarpBitonic k={k}");
                 b.sort_row_with::<u32, u32>("tune", name, o, Dist::Uniform, pairs, &keys_in)?;
             }
@@ -687,8 +687,8 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         let keys64 = input::<u64>(Dist::Uniform, n);
         for k in warpsort::kernels::config::BLOCK_MERGE_KEYS_PER_THREAD {
             for t in [128, 256] {
-                let cfg = WarpsortConfig { merge_keys_per_lane: k, merge_threads: t, ..Default::default() };
-                let o = SortOptions { warpsort: cfg, ..Default::default() };
+                let cfg = MergeSortConfig { outputs_per_thread: k, merge_threads: t, ..Default::default() };
+                let o = SortOptions { merge_sort: cfg, ..Default::default() };
                 let name = format!("warpsort merge=Block k={k} threads={t}");
                 b.sort_row_with::<u64, u32>("tune", name.clone(), o, Dist::Uniform, false, &keys64)?;
                 b.sort_row_with::<u32, u64>("tune", name, o, Dist::Uniform, true, &keys_in)?;
@@ -699,9 +699,9 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
     if opts.wants("steps") {
         let n = 1 << 24;
         let keys_in = input::<u32>(Dist::Uniform, n);
-        let warp_merge = WarpsortConfig { tile: 8192, tile_sort: TileSort::WarpMerge, ..Default::default() };
-        for (label, cfg) in [("default", WarpsortConfig::default()), ("step1=WarpMerge tile=8192", warp_merge)] {
-            let o = SortOptions { warpsort: cfg, ..Default::default() };
+        let warp_merge = MergeSortConfig { tile: 8192, tile_sort: TileSort::WarpMerge, ..Default::default() };
+        for (label, cfg) in [("default", MergeSortConfig::default()), ("step1=WarpMerge tile=8192", warp_merge)] {
+            let o = SortOptions { merge_sort: cfg, ..Default::default() };
             for pairs in [false, true] {
                 let what = if pairs { "pairs" } else { "keys" };
                 progress(&format!("GPU-Warpsort time per step ({label}), n = 2^24, {what}"));
@@ -745,12 +745,12 @@ pub fn run(gpu: &Gpu, opts: &Options) -> Result<()> {
         ] {
             for &tile in tiles {
                 let cfg =
-                    WarpsortConfig { tile, tile_sort, merge_keys_per_lane: 8, merge_threads: 64, ..Default::default() };
+                    MergeSortConfig { tile, tile_sort, outputs_per_thread: 8, merge_threads: 64, ..Default::default() };
                 let mut k = s.clone_htod(&keys_in)?;
-                gpu.sort_with(&mut k, &SortOptions { warpsort: cfg, ..Default::default() })?; // warm-up
+                gpu.sort_with(&mut k, &SortOptions { merge_sort: cfg, ..Default::default() })?; // warm-up
                 s.memcpy_htod(&keys_in, &mut k)?;
                 gpu.profile_begin();
-                gpu.sort_with(&mut k, &SortOptions { warpsort: cfg, ..Default::default() })?;
+                gpu.sort_with(&mut k, &SortOptions { merge_sort: cfg, ..Default::default() })?;
                 let first = gpu.profile_end()?.into_iter().next();
                 if let Some(t) = first {
                     println!("steps     step1 tile={tile:<6} {:<36} {:>9.3} ms", t.kernel, t.ms);
@@ -794,7 +794,7 @@ fn paper_suite(b: &mut Bench) -> Result<()> {
     let ns: Vec<usize> = if quick { vec![1 << 20, 1 << 22] } else { vec![1 << 20, 1 << 22, 1 << 24] };
     let paper =
         |cfg: PaperConfig| SortOptions { algorithm: Algorithm::WarpsortPaper, paper: cfg, ..Default::default() };
-    let tuned = |cfg: WarpsortConfig| SortOptions { warpsort: cfg, ..Default::default() };
+    let tuned = |cfg: MergeSortConfig| SortOptions { merge_sort: cfg, ..Default::default() };
     for &n in &ns {
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
@@ -812,11 +812,11 @@ fn paper_suite(b: &mut Bench) -> Result<()> {
                 rows.push((
                     "fig13",
                     format!("warpsort merge={merge:?}"),
-                    tuned(WarpsortConfig { merge, ..Default::default() }),
+                    tuned(MergeSortConfig { merge, ..Default::default() }),
                 ));
             }
             for tile_sort in [TileSort::WarpMerge, TileSort::BlockBitonic] {
-                let o = tuned(WarpsortConfig { tile: 4096, tile_sort, ..Default::default() });
+                let o = tuned(MergeSortConfig { tile: 4096, tile_sort, ..Default::default() });
                 rows.push(("fig11", format!("warpsort step1={tile_sort:?} tile=4096"), o));
             }
             for (suite, label, o) in rows {

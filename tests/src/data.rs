@@ -1,8 +1,10 @@
 //! Test and benchmark inputs: the distributions of the GPU sorting literature
 //! (uniform, sorted, reverse, all equal, few unique, Gaussian, bucket,
-//! staggered), deterministic from a seed, for any key type.
+//! staggered) and the skewed ones that break distribution sorts (Zipf, one
+//! value making most of the input), deterministic from a seed, for any key
+//! type.
 
-use crate::key::{Bits, SortKey};
+use warpsort::{Bits, SortKey};
 
 /// A key distribution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,11 +25,16 @@ pub enum Dist {
     Bucket,
     /// `p = 32` chunks, chunk `i` drawn from one bucket, staggered (Helman et al.).
     Staggered,
+    /// Zipf's law over 2^20 distinct keys (exponent 1): key of rank `r`
+    /// with probability proportional to `1 / r`.
+    Zipf,
+    /// One value makes 90% of the input, the rest uniform, shuffled.
+    Dominant,
 }
 
 impl Dist {
     /// Every distribution.
-    pub const ALL: [Dist; 8] = [
+    pub const ALL: [Dist; 10] = [
         Dist::Uniform,
         Dist::Sorted,
         Dist::Reverse,
@@ -36,6 +43,8 @@ impl Dist {
         Dist::Gaussian,
         Dist::Bucket,
         Dist::Staggered,
+        Dist::Zipf,
+        Dist::Dominant,
     ];
 
     /// Short name.
@@ -49,6 +58,8 @@ impl Dist {
             Dist::Gaussian => "gaussian",
             Dist::Bucket => "bucket",
             Dist::Staggered => "staggered",
+            Dist::Zipf => "zipf",
+            Dist::Dominant => "dominant",
         }
     }
 
@@ -106,6 +117,23 @@ fn ordered64(dist: Dist, n: usize, seed: u64) -> Vec<u64> {
                 })
                 .collect()
         }
+        Dist::Zipf => {
+            // Distinct keys: random patterns, ranked by frequency.
+            const DISTINCT: usize = 1 << 20;
+            let vals: Vec<u64> = (0..DISTINCT.min(n.max(1))).map(|_| rng.next_u64()).collect();
+            // Inverse transform of the continuous 1/r density on [1, D + 1): r = (D + 1)^u.
+            let top = (vals.len() + 1) as f64;
+            (0..n)
+                .map(|_| {
+                    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    vals[(top.powf(u) as usize - 1).min(vals.len() - 1)]
+                })
+                .collect()
+        }
+        Dist::Dominant => {
+            let common = rng.next_u64();
+            (0..n).map(|_| if rng.next_u64() % 10 < 9 { common } else { rng.next_u64() }).collect()
+        }
     };
     match dist {
         Dist::Sorted => v.sort_unstable(),
@@ -136,7 +164,7 @@ impl FromPattern for u64 {
 /// cover NaNs, infinities and both zeros).
 ///
 /// ```
-/// use warpsort::data::{keys, Dist};
+/// use warpsort_testkit::data::{keys, Dist};
 /// let v: Vec<f32> = keys(Dist::Sorted, 1000, 7);
 /// assert!(v.windows(2).all(|w| w[0].total_cmp(&w[1]).is_le()));
 /// ```
@@ -148,12 +176,12 @@ where
 }
 
 /// Offsets of random-length segments covering `n` items (as
-/// [`crate::Gpu::sort_segments_by_offsets`] takes them): lengths log-uniform
+/// [`warpsort::Gpu::sort_segments_by_offsets`] takes them): lengths log-uniform
 /// from 1 to `max_len`, a fifth of them empty and a tenth of one item, the
 /// last cut to end at `n`.
 ///
 /// ```
-/// let off = warpsort::data::random_offsets(10_000, 5000, 7);
+/// let off = warpsort_testkit::data::random_offsets(10_000, 5000, 7);
 /// assert_eq!((off[0], *off.last().unwrap()), (0, 10_000));
 /// assert!(off.windows(2).all(|w| w[0] <= w[1]));
 /// ```
@@ -198,5 +226,15 @@ mod tests {
         assert_eq!(keys::<u64>(Dist::Uniform, 100, 9), keys::<u64>(Dist::Uniform, 100, 9), "deterministic");
         let stag: Vec<u32> = keys(Dist::Staggered, 64, 3);
         assert_eq!(stag[0] >> 27, 1, "chunk 0 of staggered draws from bucket 1");
+        let mut zipf: Vec<u64> = keys(Dist::Zipf, n, 1);
+        let first = zipf[0];
+        zipf.sort_unstable();
+        let top = zipf.chunk_by(|a, b| a == b).map(|c| c.len()).max().unwrap();
+        assert!(top > n / 20 && top < n / 2, "the most frequent Zipf key: {top} of {n}");
+        assert!(zipf.contains(&first));
+        let mut dom: Vec<u32> = keys(Dist::Dominant, n, 1);
+        dom.sort_unstable();
+        let common = dom.chunk_by(|a, b| a == b).map(|c| c.len()).max().unwrap();
+        assert!((8500..9500).contains(&common), "{common} of {n} the dominant value");
     }
 }

@@ -1,0 +1,68 @@
+//! The public operations, as methods of [`Gpu`]: full sorts of device
+//! buffers (`sort`), of host slices (`slice`), argsort (`argsort`),
+//! segmented sorts (`segments`) and the checks on the GPU (`check`). Every
+//! operation plans first (its storage included), asks for its storage
+//! before it touches the caller's data, and runs the plan.
+//!
+//! Device buffers are anything cudarc can hand out a device pointer for: a
+//! whole [`CudaSlice`](cudarc::driver::CudaSlice), or a view of part of one
+//! ([`CudaView`](cudarc::driver::CudaView) for what is only read,
+//! [`CudaViewMut`](cudarc::driver::CudaViewMut) for what is sorted).
+
+pub(crate) mod argsort;
+pub(crate) mod check;
+pub(crate) mod segments;
+pub(crate) mod slice;
+pub(crate) mod sort;
+
+use std::mem::size_of;
+
+use cudarc::driver::{DevicePtr, DevicePtrMut, SyncOnDrop};
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::key::{Payload, SortKey};
+use crate::launch::{DevPtr, Items};
+use crate::plan::SortShape;
+
+/// A caller's buffer's address on this GPU's stream, with the guard that
+/// records (where the buffer's context tracks events) that the work queued
+/// while it lives uses the buffer: keep it until the work is queued.
+pub(crate) type Addr<'a> = (DevPtr, SyncOnDrop<'a>);
+
+impl Gpu {
+    /// The address of a buffer this operation writes, after checking that
+    /// it lives in this GPU's context.
+    pub(crate) fn addr_mut<'a, T>(&'a self, buf: &'a mut impl DevicePtrMut<T>, what: &'static str) -> Result<Addr<'a>> {
+        self.check_context(buf, what)?;
+        Ok(buf.device_ptr_mut(self.stream()))
+    }
+
+    /// The address of a buffer this operation only reads.
+    pub(crate) fn addr<'a, T>(&'a self, buf: &'a impl DevicePtr<T>, what: &'static str) -> Result<Addr<'a>> {
+        self.check_context(buf, what)?;
+        Ok(buf.device_ptr(self.stream()))
+    }
+}
+
+/// What sorting `n` keys of type `K` with payloads of type `V` (none for
+/// `V = ()`) is, for the plans.
+pub(crate) fn shape<K: SortKey>(val_bytes: usize) -> SortShape {
+    SortShape::new(size_of::<K>(), val_bytes)
+}
+
+/// `n` keys of `K` at `keys` as the kernels see them (16-bit keys say
+/// `u32`: the plan widens them), with values of `val_bytes` at `vals`.
+pub(crate) fn items<K: SortKey>(keys: DevPtr, vals: DevPtr, val_bytes: usize, n: usize) -> Items {
+    Items::new(keys, vals, n, shape::<K>(val_bytes).kind)
+}
+
+/// Key-value operations take one value per key.
+pub(crate) fn same_len(keys: usize, values: usize) -> Result<()> {
+    if keys == values { Ok(()) } else { Err(Error::LengthMismatch { keys, values }) }
+}
+
+/// The bytes of a payload type.
+pub(crate) fn val_bytes<V: Payload>() -> usize {
+    size_of::<V>()
+}

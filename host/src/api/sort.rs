@@ -1,0 +1,227 @@
+//! Full sorts of device buffers: keys, key-value pairs (stable or not), with
+//! the handle's cached temporary storage or the caller's [`Scratch`].
+
+use cudarc::driver::DevicePtrMut;
+
+use super::{items, same_len, shape, val_bytes};
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::gpu::scratch::Scratch;
+use crate::key::{Payload, SortKey};
+use crate::launch::Items;
+use crate::options::SortOptions;
+use crate::plan::permute::StablePlan;
+use crate::plan::{SortPlan, SortShape};
+
+/// The most items a stable sort ranks: positions `0..u32::MAX - 1` are
+/// ranks, `u32::MAX` is the pads' rank.
+pub const STABLE_MAX_LEN: usize = u32::MAX as usize;
+
+impl Gpu {
+    /// Sorts device keys ascending with the merge sort.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&[3.0f32, -1.0, 2.5])?;
+    /// gpu.sort(&mut keys)?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&keys)?, [-1.0, 2.5, 3.0]);
+    /// // A view sorts part of a buffer.
+    /// let mut big = gpu.stream().clone_htod(&[9u32, 8, 7, 6, 5])?;
+    /// gpu.sort(&mut big.slice_mut(1..4))?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&big)?, [9, 6, 7, 8, 5]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort<K: SortKey>(&self, keys: &mut impl DevicePtrMut<K>) -> Result<()> {
+        self.sort_with(keys, &SortOptions::default())
+    }
+
+    /// Sorts device keys with the given options.
+    ///
+    /// ```no_run
+    /// use warpsort::{Algorithm, SortOptions};
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&[1i64, -5, 3])?;
+    /// gpu.sort_with(&mut keys, &SortOptions::descending())?;
+    /// gpu.sort_with(&mut keys, &SortOptions::algorithm(Algorithm::Bitonic))?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&keys)?, [-5, 1, 3]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_with<K: SortKey>(&self, keys: &mut impl DevicePtrMut<K>, opts: &SortOptions) -> Result<()> {
+        self.sort_keys(keys, opts, None)
+    }
+
+    /// [`Gpu::sort_with`] using the caller's temporary storage, which grows
+    /// only when too small (see [`Scratch`]).
+    ///
+    /// ```no_run
+    /// use warpsort::{Gpu, Scratch};
+    /// let gpu = Gpu::new()?;
+    /// let mut scratch = Scratch::new();
+    /// for n in [100_000, 50_000, 100_000] {
+    ///     let mut keys = gpu.stream().clone_htod(&vec![1.5f64; n])?;
+    ///     gpu.sort_with_scratch(&mut keys, &Default::default(), &mut scratch)?;
+    /// }
+    /// assert_eq!(scratch.allocations(), 1); // the first sort's storage served all three
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_with_scratch<K: SortKey>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        opts: &SortOptions,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        self.sort_keys(keys, opts, Some(scratch))
+    }
+
+    fn sort_keys<K: SortKey>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        opts: &SortOptions,
+        scratch: Option<&mut Scratch>,
+    ) -> Result<()> {
+        let n = keys.len();
+        let (k, _k) = self.addr_mut(keys, "keys")?;
+        self.sort_items(&items::<K>(k, 0, 0, n), shape::<K>(0), K::MODE | opts.order.mode(), opts, scratch)
+    }
+
+    /// Sorts device keys and moves each value with its key. Values are any
+    /// [`Payload`] of 32 or 64 bits; with `opts.stable` equal keys keep their
+    /// values' input order.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&[30u32, 10, 20])?;
+    /// let mut vals = gpu.stream().clone_htod(&[0u32, 1, 2])?;
+    /// gpu.sort_pairs(&mut keys, &mut vals, &Default::default())?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&vals)?, [1, 2, 0]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_pairs<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        vals: &mut impl DevicePtrMut<V>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        self.sort_pairs_in(keys, vals, opts, None)
+    }
+
+    /// [`Gpu::sort_pairs`] using the caller's temporary storage (see [`Scratch`]).
+    ///
+    /// ```no_run
+    /// use warpsort::{Gpu, Scratch, SortOptions};
+    /// let gpu = Gpu::new()?;
+    /// let stable = SortOptions { stable: true, ..Default::default() };
+    /// let n = 1 << 20;
+    /// let mut scratch = Scratch::with_capacity(&gpu, Gpu::sort_temp_bytes(&stable, n, 4, 8))?;
+    /// let mut keys = gpu.stream().clone_htod(&vec![3u32; n])?;
+    /// let mut vals = gpu.stream().clone_htod(&vec![0.5f64; n])?;
+    /// gpu.sort_pairs_with_scratch(&mut keys, &mut vals, &stable, &mut scratch)?;
+    /// assert_eq!(scratch.allocations(), 1);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_pairs_with_scratch<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        vals: &mut impl DevicePtrMut<V>,
+        opts: &SortOptions,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        self.sort_pairs_in(keys, vals, opts, Some(scratch))
+    }
+
+    fn sort_pairs_in<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        vals: &mut impl DevicePtrMut<V>,
+        opts: &SortOptions,
+        scratch: Option<&mut Scratch>,
+    ) -> Result<()> {
+        let n = keys.len();
+        same_len(n, vals.len())?;
+        if opts.stable && n > STABLE_MAX_LEN {
+            return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
+        }
+        let (k, _k) = self.addr_mut(keys, "keys")?;
+        let (v, _v) = self.addr_mut(vals, "values")?;
+        let vb = val_bytes::<V>();
+        let items = items::<K>(k, v, vb, n);
+        let mode = K::MODE | opts.order.mode();
+        if !opts.stable {
+            return self.sort_items(&items, shape::<K>(vb), mode, opts, scratch);
+        }
+        let plan = StablePlan::new(n, vb, SortPlan::new(opts, shape::<K>(0).ranked(), n, self.policy())?);
+        if n < 2 {
+            return Ok(());
+        }
+        self.with_scratch(scratch, plan.temp_bytes, |temp| {
+            self.run_stable(&items, vb, &plan, temp, |ranked, inner| self.run_sort(ranked, &plan.inner, mode, inner))
+        })
+    }
+
+    /// Plans and runs a sort of `items`, its storage asked for before any
+    /// item moves (so that running out of memory leaves them as they were).
+    pub(crate) fn sort_items(
+        &self,
+        items: &Items,
+        shape: SortShape,
+        mode: u32,
+        opts: &SortOptions,
+        scratch: Option<&mut Scratch>,
+    ) -> Result<()> {
+        let plan = SortPlan::new(opts, shape, items.n, self.policy())?;
+        self.with_scratch(scratch, plan.temp_bytes, |temp| self.run_sort(items, &plan, mode, temp))
+    }
+
+    /// Bytes of temporary storage a full sort of `n` items on device
+    /// buffers needs besides its input (`key_bytes` and `val_bytes` per item;
+    /// 0 value bytes for key-only), on any GPU: for the merge sort `n + c` of
+    /// the paper's `2n + c` (nothing up to one tile), where `c` is the merge
+    /// samples (`n / 32` items) and partitions (8 bytes per merge window);
+    /// for a stable key-value sort also the ranks and a copy of the values;
+    /// for the bitonic sorts nothing. Ask before sorting, e.g. to reserve a
+    /// [`Scratch`] or to split work that would not fit; the host-slice sorts
+    /// need the items' own size on top.
+    ///
+    /// ```
+    /// use warpsort::{Algorithm, Gpu, SortOptions};
+    /// let opts = SortOptions::default();
+    /// // Up to one tile (8192 4-byte keys by default) sorts in place.
+    /// assert_eq!(Gpu::sort_temp_bytes(&opts, 8192, 4, 0), 0);
+    /// // More: a second copy of the keys (and values), samples, partitions.
+    /// let n = 1 << 20;
+    /// let keys_only = Gpu::sort_temp_bytes(&opts, n, 4, 0);
+    /// assert!(keys_only >= n * 4 && keys_only < n * 4 + n / 4);
+    /// assert!(Gpu::sort_temp_bytes(&opts, n, 8, 4) >= n * 12);
+    /// // The bitonic sorts work in place.
+    /// assert_eq!(Gpu::sort_temp_bytes(&SortOptions::algorithm(Algorithm::Bitonic), n, 4, 4), 0);
+    /// ```
+    ///
+    /// ```no_run
+    /// use warpsort::{Gpu, Scratch, SortOptions};
+    /// let gpu = Gpu::new()?;
+    /// let (opts, n) = (SortOptions::default(), 50_000_000);
+    /// let (free, _) = gpu.context().mem_get_info()?;
+    /// let need = n * 8 + Gpu::sort_temp_bytes(&opts, n, 4, 4); // keys, values, scratch
+    /// if need > free {
+    ///     eprintln!("sort in pieces: {need} bytes needed, {free} free");
+    /// }
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_temp_bytes(opts: &SortOptions, n: usize, key_bytes: usize, val_bytes: usize) -> usize {
+        let shape = SortShape::new(key_bytes, val_bytes);
+        if !(opts.stable && val_bytes > 0) {
+            return SortPlan::temp_bytes_any_gpu(opts, shape, n);
+        }
+        let inner = SortPlan::temp_bytes_any_gpu(opts, SortShape::new(key_bytes, 0).ranked(), n);
+        StablePlan::new(n, val_bytes, Bytes(inner)).temp_bytes
+    }
+}
+
+/// A sort's storage size alone, for [`Gpu::sort_temp_bytes`]'s stable layout.
+struct Bytes(usize);
+
+impl crate::plan::permute::Inner for Bytes {
+    fn temp_bytes(&self) -> usize {
+        self.0
+    }
+}

@@ -1,0 +1,54 @@
+//! The launchers: each takes a plan (`plan`) and the items, and makes the
+//! launches the plan resolved. `merge_sort`, `bitonic` and `paper` are the
+//! full sorts, `segmented` the segmented ones, `permute` argsort and the
+//! stable sorts, `keys` the key encodings around every sort.
+
+mod bitonic;
+mod keys;
+mod merge_sort;
+mod paper;
+pub(crate) mod permute;
+pub(crate) mod segmented;
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::launch::{DevPtr, Items};
+use crate::plan::{Algo, Launch, SortPlan};
+
+impl Gpu {
+    /// Refuses, before anything runs, launches this GPU cannot make (too
+    /// many threads for a kernel's registers, too much shared memory, a
+    /// kernel missing from the module).
+    pub(crate) fn check_launches(&self, launches: &[Launch]) -> Result<()> {
+        launches.iter().try_for_each(|&(id, shape)| self.check_launch(id, shape.block, shape.smem))
+    }
+
+    /// Runs the sort `plan` describes on `items` (for 16-bit keys, `items`
+    /// points at the caller's 16-bit keys and says `u32`), with `temp`
+    /// pointing at the plan's temporary storage. Keys are mapped onto their
+    /// ordered patterns under `mode` (`K::MODE` and the order) around the
+    /// sort, and back also when it fails.
+    pub(crate) fn run_sort(&self, items: &Items, plan: &SortPlan, mode: u32, temp: DevPtr) -> Result<()> {
+        let mut launches = Vec::new();
+        plan.launches(&mut launches);
+        self.check_launches(&launches)?;
+        if plan.algo == Algo::Nothing {
+            return Ok(());
+        }
+        let algo_temp = temp + plan.algo_at as u64;
+        match plan.widened {
+            Some(at) => self.on_wide_keys(items, mode, temp + at as u64, |wide| self.run_algo(wide, plan, algo_temp)),
+            None => self.with_ordered_keys(items, mode, || self.run_algo(items, plan, algo_temp)),
+        }
+    }
+
+    /// The algorithm alone, on keys already in their ordered patterns.
+    fn run_algo(&self, items: &Items, plan: &SortPlan, temp: DevPtr) -> Result<()> {
+        match &plan.algo {
+            Algo::Nothing => Ok(()),
+            Algo::MergeSort(m) => self.merge_sort(items, m, temp),
+            Algo::Bitonic(b) => self.bitonic(items, b),
+            Algo::Paper(p) => self.paper(items, p, temp),
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Argsort and the stable key-value sort, over any sort (`sort`: a full
+//! sort, rows, segments given by offsets): the keys sorted with positions
+//! as payloads (or ranks, compared after the key when stable), then for the
+//! stable sort the values gathered by the sorted positions.
+
+use crate::error::Result;
+use crate::exec::keys::word;
+use crate::gpu::Gpu;
+use crate::launch::families::{Gather, Iota, IotaRows};
+use crate::launch::{DevPtr, ItemKind, Items, Shape};
+use crate::plan::permute::{ArgsortPlan, StablePlan};
+
+/// Which positions an argsort writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Positions {
+    /// Positions in the whole array.
+    Global,
+    /// Positions within rows of this length (`torch.sort(x, dim=-1)`'s indices).
+    InRows(usize),
+}
+
+impl Gpu {
+    /// Writes `0, 1, ..., n - 1` as `word` (`U32` or `U64`) at `out`.
+    pub(crate) fn iota(&self, word: ItemKind, out: DevPtr, n: usize) -> Result<()> {
+        let p = self.policy();
+        self.launch(&Iota { word, out, n }, Shape::covering(n, p.elementwise_threads, p.elementwise_max_blocks))
+    }
+
+    /// Writes `positions` as `u32` at `out`.
+    fn positions(&self, positions: Positions, out: DevPtr, n: usize) -> Result<()> {
+        match positions {
+            Positions::Global => self.iota(ItemKind::U32, out, n),
+            Positions::InRows(row) => {
+                let p = self.policy();
+                let shape = Shape::covering(n, p.elementwise_threads, p.elementwise_max_blocks);
+                self.launch(&IotaRows { out, n, row }, shape)
+            }
+        }
+    }
+
+    /// `dst[i] = src[idx[i]]` for `n` values of `bytes` (4 or 8) bytes.
+    pub(crate) fn gather(&self, bytes: usize, src: DevPtr, idx: DevPtr, dst: DevPtr, n: usize) -> Result<()> {
+        let p = self.policy();
+        let shape = Shape::covering(n, p.elementwise_threads, p.elementwise_max_blocks);
+        self.launch(&Gather { word: word(bytes), src, idx, dst, n }, shape)
+    }
+
+    /// The argsort of `keys` (`key_bytes` each, 2 for 16-bit keys; left
+    /// unchanged) into `out` (`out_bytes` per position): the keys copied into
+    /// the plan's storage at `temp` and sorted there by `sort` (given the
+    /// items and its own storage) with the positions as payloads, or as
+    /// ranks when `stable`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_argsort<P>(
+        &self,
+        keys: &Items,
+        key_bytes: usize,
+        out: DevPtr,
+        out_bytes: usize,
+        stable: bool,
+        positions: Positions,
+        plan: &ArgsortPlan<P>,
+        temp: DevPtr,
+        sort: impl FnOnce(&Items, DevPtr) -> Result<()>,
+    ) -> Result<()> {
+        let n = keys.n;
+        let at = |offset: usize| temp + offset as u64;
+        // The keys are sorted as a copy, beside the positions.
+        self.copy_dtod(at(plan.copy), keys.keys, n * key_bytes)?;
+        let copy = Items::new(at(plan.copy), 0, n, keys.kind.keys_only());
+        let inner = at(plan.inner_at);
+        match (stable, plan.widen) {
+            (false, _) => {
+                match out_bytes {
+                    4 => self.positions(positions, out, n)?,
+                    _ => self.iota(ItemKind::U64, out, n)?,
+                }
+                sort(&copy.with_vals(out, out_bytes), inner)
+            }
+            // u32 positions are the ranks themselves.
+            (true, None) => {
+                self.positions(positions, out, n)?;
+                sort(&copy.with_ranks(out), inner)
+            }
+            // Stable u64 positions are ranked as u32, then widened by a gather from 0..n.
+            (true, Some((ranks, iota))) => {
+                self.iota(ItemKind::U32, at(ranks), n)?;
+                self.iota(ItemKind::U64, at(iota), n)?;
+                sort(&copy.with_ranks(at(ranks)), inner)?;
+                self.gather(8, at(iota), at(ranks), out, n)
+            }
+        }
+    }
+
+    /// The stable key-value sort of `items` (values of `val_bytes`): the keys
+    /// sorted with their positions as ranks by `sort`, then the values
+    /// gathered by the sorted ranks.
+    pub(crate) fn run_stable<P>(
+        &self,
+        items: &Items,
+        val_bytes: usize,
+        plan: &StablePlan<P>,
+        temp: DevPtr,
+        sort: impl FnOnce(&Items, DevPtr) -> Result<()>,
+    ) -> Result<()> {
+        let n = items.n;
+        let at = |offset: usize| temp + offset as u64;
+        let (ranks, moved) = (at(plan.ranks), at(plan.moved));
+        self.iota(ItemKind::U32, ranks, n)?;
+        sort(&items.with_ranks(ranks), at(plan.inner_at))?;
+        self.gather(val_bytes, items.vals, ranks, moved, n)?;
+        self.copy_dtod(items.vals, moved, n * val_bytes)
+    }
+}

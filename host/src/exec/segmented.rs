@@ -1,0 +1,167 @@
+//! The segmented sorts' launches: rows by one kernel of the segmented family
+//! (or row after row by the merge sort); segments given by offsets checked
+//! and listed by size class on the GPU, then a kernel per class present and
+//! the merge sort for each long segment.
+
+use warpsort_kernels::config::{SEGMENT_CLASSES, SEGMENT_COUNTERS, SEGMENT_FIRST, SEGMENT_LAST};
+
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::launch::families::{SegmentClassesCount, SegmentClassesList, SegmentedBlock, SegmentedChunks, SegmentedWarp, Segments};
+use crate::launch::{DevPtr, Items, Shape};
+use crate::options::{SegmentKernel, SortOptions};
+use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, SegmentLaunch};
+use crate::plan::{SortPlan, SortShape};
+
+impl Gpu {
+    /// One launch of a segmented kernel over `segments` of `items`.
+    pub(crate) fn sort_segments_kernel(&self, items: &Items, segments: Segments, k: &SegmentLaunch) -> Result<()> {
+        match k.kernel {
+            SegmentKernel::WarpChunks { chunk } => self.launch(&SegmentedChunks { items, segments, chunk }, k.shape),
+            SegmentKernel::Warp { keys_per_lane } => {
+                let width = warpsort_kernels::config::WARP_SIZE * keys_per_lane;
+                self.launch(&SegmentedWarp { width, items, segments }, k.shape)
+            }
+            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments }, k.shape),
+        }
+    }
+
+    /// Sorts the rows of `items` as `plan` says (keys mapped under `mode`
+    /// around it), with `temp` pointing at its storage.
+    pub(crate) fn run_rows(&self, items: &Items, plan: &RowsPlan, mode: u32, temp: DevPtr) -> Result<()> {
+        let mut launches = Vec::new();
+        plan.launches(&mut launches);
+        self.check_launches(&launches)?;
+        if plan.sort == RowsSort::Nothing {
+            return Ok(());
+        }
+        let body = |items: &Items| match &plan.sort {
+            RowsSort::Nothing => Ok(()),
+            RowsSort::Kernel(k) => self.sort_segments_kernel(items, Segments::Rows { n: items.n, len: plan.len }, k),
+            RowsSort::Long { full, last, at } => {
+                let long_temp = temp + *at as u64;
+                for start in (0..items.n).step_by(plan.len) {
+                    let len = plan.len.min(items.n - start);
+                    let row_plan = if len == full.n { full } else { last.as_ref().expect("a shorter last row has a plan") };
+                    // Keys are already in their ordered patterns: no mapping per row.
+                    self.run_sort(&items.range(start, len), row_plan, 0, long_temp)?;
+                }
+                Ok(())
+            }
+        };
+        match plan.widened {
+            Some(at) => self.on_wide_keys(items, mode, temp + at as u64, body),
+            None => self.with_ordered_keys(items, mode, || body(items)),
+        }
+    }
+
+    /// Checks the offsets on the GPU and counts the segments of each class
+    /// (the offsets' problem as [`Error::BadOffsets`]); with `lists` (the
+    /// address and room of their entries), also lists them there in the same
+    /// pass, before the one wait for the counts. `counters` addresses
+    /// `SEGMENT_COUNTERS` words.
+    pub(crate) fn count_offsets(
+        &self,
+        offsets: DevPtr,
+        segments: usize,
+        n: usize,
+        counters: DevPtr,
+        lists: Option<(DevPtr, usize)>,
+    ) -> Result<[usize; SEGMENT_CLASSES]> {
+        let mut c = [0u32; SEGMENT_COUNTERS];
+        c[0] = u32::MAX;
+        self.upload(counters, &c)?;
+        let p = self.policy();
+        let shape = Shape::covering(segments.max(1), p.elementwise_threads, p.elementwise_max_blocks);
+        self.launch(&SegmentClassesCount { offsets, segments, counters }, shape)?;
+        if let Some((lists, room)) = lists {
+            self.launch(&SegmentClassesList { offsets, segments, n, counters, lists, room }, shape)?;
+        }
+        self.download(counters, &mut c)?;
+        let descent = match c[0] {
+            u32::MAX => None,
+            i => {
+                let mut pair = [0u32; 2];
+                self.download(offsets + 4 * i as u64, &mut pair)?;
+                Some((i as usize, pair[0], pair[1]))
+            }
+        };
+        if let Some(problem) = offsets_problem(c[SEGMENT_FIRST], c[SEGMENT_LAST], descent, segments, n) {
+            return Err(Error::BadOffsets { problem });
+        }
+        Ok(std::array::from_fn(|k| c[1 + k] as usize))
+    }
+
+    /// Sorts the segments of `items` cut by `offsets` as `plan` says (keys
+    /// mapped under `mode`), with `temp` pointing at its storage. The long
+    /// segments' sorts (by `opts`' algorithm) get storage of their own once
+    /// the counts say how long the longest is, before any key moves.
+    pub(crate) fn run_offsets(
+        &self,
+        items: &Items,
+        offsets: DevPtr,
+        plan: &OffsetsPlan,
+        opts: &SortOptions,
+        mode: u32,
+        temp: DevPtr,
+    ) -> Result<()> {
+        let at = |offset: usize| temp + offset as u64;
+        let lists = at(plan.lists);
+        let room = (plan.room > 0).then_some((lists, plan.room));
+        let counts = self.count_offsets(offsets, plan.segments, plan.n, at(plan.counters), room)?;
+        let p = self.policy();
+        let kind = plan.shape.kind;
+        let classes = OffsetsLaunches::new(&counts, kind, p);
+        let (long_start, long_count) = classes.long;
+        let mut long = vec![0u64; long_count];
+        self.download(lists + 8 * long_start as u64, &mut long)?;
+        let long: Vec<(usize, usize)> = long.iter().map(|&e| (e as u32 as usize, ((e >> 32) - (e & 0xffff_ffff)) as usize)).collect();
+        // The merge sort's plan for the longest segment: its storage serves every shorter one.
+        let inner = SortShape { narrow: false, ..plan.shape };
+        let longest = long.iter().map(|l| l.1).max().unwrap_or(0);
+        let long_plan = SortPlan::new(opts, inner, longest, p)?;
+        let mut launches = Vec::new();
+        classes.launches(kind, &mut launches);
+        long_plan.launches(&mut launches);
+        self.check_launches(&launches)?;
+        // A nested request: the cached storage holds the lists, so this is a one-off allocation.
+        self.with_scratch(None, long_plan.temp_bytes, |long_temp| {
+            let body = |items: &Items| {
+                for (k, start, count) in &classes.classes {
+                    let segments = Segments::Listed { list: lists + 8 * *start as u64, count: *count };
+                    self.sort_segments_kernel(items, segments, k)?;
+                }
+                for &(start, len) in &long {
+                    let plan = SortPlan::new(opts, inner, len, p)?;
+                    self.run_sort(&items.range(start, len), &plan, 0, long_temp)?;
+                }
+                Ok(())
+            };
+            match plan.widened {
+                Some(w) => self.on_wide_keys(items, mode, at(w), body),
+                None => self.with_ordered_keys(items, mode, || body(items)),
+            }
+        })
+    }
+}
+
+/// What is wrong with offsets (`None`: nothing), from their first and last
+/// values, the first descent `(i, offsets[i], offsets[i + 1])` if any, and `n`.
+pub(crate) fn offsets_problem(
+    first: u32,
+    last: u32,
+    descent: Option<(usize, u32, u32)>,
+    segs: usize,
+    n: usize,
+) -> Option<String> {
+    if first != 0 {
+        return Some(format!("offsets[0] is {first}, not 0"));
+    }
+    if let Some((i, a, b)) = descent {
+        return Some(format!("they decrease at offsets[{i}] = {a} > offsets[{}] = {b}", i + 1));
+    }
+    if last as usize != n {
+        return Some(format!("the last, offsets[{segs}], is {last} but there are {n} keys"));
+    }
+    None
+}

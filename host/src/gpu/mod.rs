@@ -1,0 +1,335 @@
+//! The GPU handle: a context, a stream, the loaded kernels, the device's
+//! properties and tuning table, the temporary storage it caches; launches
+//! (`launch`), kernel loading (`module`) and temporary storage (`scratch`).
+
+mod launch;
+mod module;
+pub(crate) mod scratch;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, DeviceSlice};
+
+pub use launch::{KernelArg, KernelTime};
+pub(crate) use module::Module;
+#[doc(hidden)]
+pub use module::{PTX_SM70, PTX_SM90};
+
+use crate::error::{Error, Result};
+use crate::launch::DevPtr;
+use crate::policy::{self, Policy};
+use scratch::Scratch;
+
+/// What the benchmark and the docs say about the device.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DeviceInfo {
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sms: u32,
+    /// Which kernels were loaded ("sm_70" or "sm_90" PTX; "custom" for
+    /// [`Gpu::with_ptx`]).
+    pub ptx: &'static str,
+    /// Largest dynamic shared memory a block may opt into, bytes.
+    pub max_smem: u32,
+}
+
+/// A GPU with warpsort's kernels loaded, and the stream its work runs on.
+///
+/// Each `Gpu` opened with [`Gpu::new`] or [`Gpu::with_device`] runs its work
+/// on a stream of its own (non-blocking: it never waits for the legacy
+/// default stream, and work on it can be captured into a CUDA graph);
+/// [`Gpu::with_stream`] runs on the caller's. Allocate buffers through
+/// [`Gpu::stream`] or synchronise with it.
+///
+/// ```no_run
+/// let gpu = warpsort::Gpu::new()?;
+/// let mut keys = vec![3u32, 1, 2];
+/// gpu.sort_slice(&mut keys)?;
+/// assert_eq!(keys, [1, 2, 3]);
+/// # Ok::<(), warpsort::Error>(())
+/// ```
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    /// The loaded kernels, shared with [`Gpu::with_stream`] copies.
+    module: Arc<Module>,
+    info: DeviceInfo,
+    policy: &'static Policy,
+    /// Temporary storage the operations without a caller's [`Scratch`]
+    /// reuse (one per stream: [`Gpu::with_stream`] copies get their own).
+    pub(crate) scratch: Mutex<Scratch>,
+    /// Device allocations made for temporary storage through this handle.
+    pub(crate) scratch_allocations: AtomicU64,
+    profiler: launch::Profiler,
+}
+
+impl Gpu {
+    /// Opens GPU 0.
+    pub fn new() -> Result<Self> {
+        Self::with_device(0)
+    }
+
+    /// Opens GPU `ordinal`. Fails with [`Error::NoDriver`] when `libcuda` is
+    /// missing and [`Error::NoDevice`] when the driver sees no such GPU.
+    pub fn with_device(ordinal: usize) -> Result<Self> {
+        let ctx = Self::open(ordinal)?;
+        let (module, ptx) = Module::load_embedded(&ctx)?;
+        Self::assemble(ctx, module, ptx)
+    }
+
+    /// Opens GPU `ordinal` with the kernels of `ptx` (PTX text) instead of the
+    /// embedded ones: for kernel authors and for testing load failures, which
+    /// come back as [`Error::PtxLoad`].
+    ///
+    /// ```no_run
+    /// let r = warpsort::Gpu::with_ptx(0, "not PTX");
+    /// assert!(matches!(r, Err(warpsort::Error::PtxLoad(_))));
+    /// ```
+    #[doc(hidden)]
+    pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
+        let ctx = Self::open(ordinal)?;
+        let module = Module::load_ptx(&ctx, ptx)?;
+        Self::assemble(ctx, module, "custom")
+    }
+
+    /// The primary context of GPU `ordinal`.
+    fn open(ordinal: usize) -> Result<Arc<CudaContext>> {
+        // SAFETY: only probes whether libcuda can be opened (cudarc panics
+        // calling into a missing library).
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoDriver);
+        }
+        let count = CudaContext::device_count().map_err(|_| Error::NoDevice)?;
+        if count <= ordinal as i32 {
+            return Err(Error::NoDevice);
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        // One stream orders each handle's work; per-buffer events are not needed.
+        // SAFETY: warpsort never shares its buffers across streams without the
+        // caller's own synchronisation.
+        unsafe { ctx.disable_event_tracking() };
+        Ok(ctx)
+    }
+
+    fn assemble(ctx: Arc<CudaContext>, module: Module, ptx: &'static str) -> Result<Self> {
+        let cc = ctx.compute_capability()?;
+        let info = DeviceInfo {
+            name: ctx.name()?,
+            compute_capability: cc,
+            sms: ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            ptx,
+            max_smem: module.max_smem(),
+        };
+        let stream = ctx.new_stream()?;
+        Ok(Self::on_stream(ctx, stream, Arc::new(module), info))
+    }
+
+    fn on_stream(ctx: Arc<CudaContext>, stream: Arc<CudaStream>, module: Arc<Module>, info: DeviceInfo) -> Self {
+        let policy = policy::for_device(info.compute_capability);
+        Gpu {
+            ctx,
+            stream,
+            module,
+            info,
+            policy,
+            scratch: Mutex::new(Scratch::new()),
+            scratch_allocations: AtomicU64::new(0),
+            profiler: launch::Profiler::default(),
+        }
+    }
+
+    /// Runs on the caller's stream (for asynchronous use beside other work).
+    /// Every call then is ordered on that stream; results read back through
+    /// host slices synchronise it. The copy shares the loaded kernels and has
+    /// its own cached temporary storage. Fails with [`Error::ForeignContext`]
+    /// for a stream of another context.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let side = gpu.with_stream(gpu.context().new_stream()?)?;
+    /// let mut keys = side.stream().clone_htod(&[2u32, 1])?;
+    /// side.sort(&mut keys)?; // queued on the new stream
+    /// side.synchronize()?;
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Self> {
+        if stream.context().cu_ctx() != self.ctx.cu_ctx() {
+            return Err(Error::ForeignContext { what: "stream" });
+        }
+        Ok(Self::on_stream(self.ctx.clone(), stream, self.module.clone(), self.info.clone()))
+    }
+
+    /// The device's name and properties.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The stream warpsort's work runs on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// Which tuning table this GPU uses (for reports).
+    pub fn policy_name(&self) -> &'static str {
+        self.policy.name
+    }
+
+    /// The tuning table of this GPU's class.
+    pub(crate) fn policy(&self) -> &'static Policy {
+        self.policy
+    }
+
+    /// Waits for all of warpsort's queued work.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// Fails with [`Error::ForeignContext`] unless `buf` lives in this GPU's
+    /// context (a pointer comparison: cheap enough for every call).
+    pub(crate) fn check_context<T>(&self, buf: &impl DeviceSlice<T>, what: &'static str) -> Result<()> {
+        if buf.stream().context().cu_ctx() == self.ctx.cu_ctx() {
+            Ok(())
+        } else {
+            Err(Error::ForeignContext { what })
+        }
+    }
+
+    /// Queues a copy of `src` to device address `dst` on this GPU's stream
+    /// (`src` may be reused when this returns: pageable memory is staged).
+    pub(crate) fn upload<T: DeviceRepr>(&self, dst: DevPtr, src: &[T]) -> Result<()> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread()?;
+        // SAFETY: callers pass `dst` inside a live allocation of this context with
+        // room for `src` (a region of temporary storage they hold).
+        unsafe { cudarc::driver::result::memcpy_htod_async(dst, src, self.stream.cu_stream()) }?;
+        Ok(())
+    }
+
+    /// Copies `dst.len()` items from device address `src` after this GPU's
+    /// queued work, and waits for the copy.
+    pub(crate) fn download<T: DeviceRepr>(&self, src: DevPtr, dst: &mut [T]) -> Result<()> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread()?;
+        // SAFETY: callers pass `src` inside a live allocation of this context
+        // holding at least `dst.len()` items; `T: DeviceRepr` is plain data.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }?;
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// Queues a copy of `bytes` from device address `src` to `dst`.
+    pub(crate) fn copy_dtod(&self, dst: DevPtr, src: DevPtr, bytes: usize) -> Result<()> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread()?;
+        // SAFETY: callers pass addresses inside live allocations of this
+        // context with `bytes` to read and write, not overlapping.
+        unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, self.stream.cu_stream()) }?;
+        Ok(())
+    }
+}
+
+impl Gpu {
+    /// Runs `body` with the device address of at least `bytes` of temporary
+    /// storage (0 when `bytes` is 0): the caller's `scratch`, or else the one
+    /// this handle caches. Everything an operation needs must be asked for in
+    /// this one call, before it touches the caller's data, so that running out
+    /// of memory leaves the data as it was. When the cached storage is busy (a
+    /// call from another thread, or a nested call inside `body`), a one-off
+    /// allocation serves instead: never a deadlock.
+    pub(crate) fn with_scratch<R>(
+        &self,
+        scratch: Option<&mut Scratch>,
+        bytes: usize,
+        body: impl FnOnce(DevPtr) -> Result<R>,
+    ) -> Result<R> {
+        if bytes == 0 {
+            return body(0);
+        }
+        if let Some(s) = scratch {
+            let p = s.get(self.stream(), bytes)?;
+            return body(p);
+        }
+        let mut cached = match self.scratch.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        };
+        let mut one_off = Scratch::new();
+        let s = match cached.as_deref_mut() {
+            Some(s) => s,
+            None => &mut one_off,
+        };
+        let before = s.allocations();
+        let p = s.get(self.stream(), bytes);
+        self.scratch_allocations.fetch_add(s.allocations() - before, Ordering::Relaxed);
+        // `one_off` (if used) is freed after `body`'s work, in stream order.
+        body(p?)
+    }
+
+    /// Bytes of temporary storage this handle holds for calls without a
+    /// [`Scratch`] of their own (kept for reuse until
+    /// [`Gpu::release_scratch`] or the handle is dropped).
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&vec![1u32; 1 << 20])?;
+    /// gpu.sort(&mut keys)?;
+    /// assert!(gpu.scratch_capacity() >= 4 << 20);
+    /// gpu.release_scratch()?;
+    /// assert_eq!(gpu.scratch_capacity(), 0);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn scratch_capacity(&self) -> usize {
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner()).capacity()
+    }
+
+    /// Frees the temporary storage this handle caches (after the work queued
+    /// on it).
+    pub fn release_scratch(&self) -> Result<()> {
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner()).release()
+    }
+
+    /// Device allocations made for temporary storage by calls through this
+    /// handle without a [`Scratch`] of their own: tests show reuse with it.
+    #[doc(hidden)]
+    pub fn scratch_allocations(&self) -> u64 {
+        self.scratch_allocations.load(Ordering::Relaxed)
+    }
+}
+impl Scratch {
+    /// Storage of at least `bytes` on `gpu`'s device, allocated now.
+    ///
+    /// ```no_run
+    /// use warpsort::{Gpu, Scratch};
+    /// let gpu = Gpu::new()?;
+    /// let s = Scratch::with_capacity(&gpu, 1 << 20)?;
+    /// assert!(s.capacity() >= 1 << 20);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn with_capacity(gpu: &Gpu, bytes: usize) -> Result<Self> {
+        let mut s = Scratch::new();
+        s.reserve(gpu, bytes)?;
+        Ok(s)
+    }
+
+    /// Grows to at least `bytes` now (nothing happens when it holds enough).
+    pub fn reserve(&mut self, gpu: &Gpu, bytes: usize) -> Result<()> {
+        self.get(gpu.stream(), bytes).map(|_| ())
+    }
+}

@@ -1,0 +1,576 @@
+//! One typed argument struct per kernel family: its kernel ([`Kernel::id`])
+//! and its parameters in the order the device declares them
+//! ([`Kernel::params`]). The device sources are named beside each.
+
+use super::{DevPtr, Family, ItemKind, Items, Kernel, KernelId, Param};
+
+/// The samples a merge pass's partition searches first (every
+/// `SAMPLE_STRIDE`-th item of the runs; null keys for none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Samples {
+    pub keys: DevPtr,
+    pub vals: DevPtr,
+}
+
+impl Samples {
+    pub const NONE: Samples = Samples { keys: 0, vals: 0 };
+}
+
+/// Where a segmented kernel's segments are (device `segmented::Bounds`):
+/// equal rows, or a list of `start | end << 32` entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Segments {
+    /// `count = ceil(n / len)` rows of `len` items (the last may be shorter).
+    Rows { n: usize, len: usize },
+    /// `count` listed segments at `list`.
+    Listed { list: DevPtr, count: usize },
+}
+
+impl Segments {
+    /// How many segments.
+    pub fn count(&self) -> usize {
+        match *self {
+            Segments::Rows { n, len } => n.div_ceil(len),
+            Segments::Listed { count, .. } => count,
+        }
+    }
+
+    /// The device's `(lists, count, n, len)` parameters.
+    fn params(&self) -> [Param; 4] {
+        match *self {
+            Segments::Rows { n, len } => {
+                [Param::Ptr(0), Param::U64(self.count() as u64), Param::U64(n as u64), Param::U64(len as u64)]
+            }
+            Segments::Listed { list, count } => [Param::Ptr(list), Param::U64(count as u64), Param::U64(0), Param::U64(0)],
+        }
+    }
+}
+
+fn items(i: &Items) -> [Param; 2] {
+    [Param::Ptr(i.keys), Param::Ptr(i.vals)]
+}
+
+fn u64(x: usize) -> Param {
+    Param::U64(x as u64)
+}
+
+fn samples(s: Samples) -> [Param; 2] {
+    [Param::Ptr(s.keys), Param::Ptr(s.vals)]
+}
+
+/// `block_sort_*` (device `block_sort::sort_tiles`): every `seg`-item
+/// segment of `src` sorted into `dst` by one block, recording the samples
+/// of `dst`.
+pub(crate) struct BlockSort<'a> {
+    pub src: &'a Items,
+    pub dst: &'a Items,
+    pub seg: usize,
+    pub samples: Samples,
+}
+
+impl Kernel for BlockSort<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::BlockSort, self.src.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.src)[..], &items(self.dst), &[u64(self.src.n), u64(self.seg)], &samples(self.samples)].concat()
+    }
+}
+
+/// `merge_tile_sort_*` (device `block_merge::sort_tiles`): step 1 by warp
+/// sorts merged in shared memory, `tile` items a block.
+pub(crate) struct MergeTileSort<'a> {
+    pub src: &'a Items,
+    pub dst: &'a Items,
+    pub tile: usize,
+    pub samples: Samples,
+}
+
+impl Kernel for MergeTileSort<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::MergeTileSort, self.src.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.src)[..], &items(self.dst), &[u64(self.src.n), u64(self.tile)], &samples(self.samples)].concat()
+    }
+}
+
+/// `merge_partition_*` (device `merge_path::partition`): where each window
+/// of a merge pass starts in A.
+pub(crate) struct MergePartition<'a> {
+    pub items: &'a Items,
+    pub samples: Samples,
+    pub run: usize,
+    pub window: usize,
+    pub parts: DevPtr,
+}
+
+impl Kernel for MergePartition<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::MergePartition, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        let scalars = [u64(self.items.n), u64(self.run), u64(self.window), Param::Ptr(self.parts)];
+        [&items(self.items)[..], &samples(self.samples), &scalars].concat()
+    }
+}
+
+/// `block_merge{k}_*` (device `block_merge::merge_pass`): one merge pass,
+/// a block per tile of `threads * outputs` outputs.
+pub(crate) struct BlockMerge<'a> {
+    pub outputs: u32,
+    pub src: &'a Items,
+    pub dst: &'a Items,
+    pub run: usize,
+    pub parts: DevPtr,
+    pub samples: Samples,
+}
+
+impl Kernel for BlockMerge<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::BlockMerge, self.outputs, self.src.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        let scalars = [u64(self.src.n), u64(self.run), Param::Ptr(self.parts)];
+        [&items(self.src)[..], &items(self.dst), &scalars, &samples(self.samples)].concat()
+    }
+}
+
+/// `merge_pass{w}_*` (device `warp_merge::merge_pass`): one merge pass, a
+/// warp per window of `window` outputs, bitonic-merged in registers.
+pub(crate) struct WarpMergePass<'a> {
+    pub window: u32,
+    pub src: &'a Items,
+    pub dst: &'a Items,
+    pub run: usize,
+    pub parts: DevPtr,
+}
+
+impl Kernel for WarpMergePass<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::WarpMergePass, self.window, self.src.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.src)[..], &items(self.dst), &[u64(self.src.n), u64(self.run), Param::Ptr(self.parts)]].concat()
+    }
+}
+
+/// `bitonic_stage_*` (device `bitonic::global_stage`): one stage of the
+/// global bitonic network.
+pub(crate) struct BitonicStage<'a> {
+    pub items: &'a Items,
+    pub log_s: u32,
+    pub log_j: u32,
+}
+
+impl Kernel for BitonicStage<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::BitonicStage, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &[u64(self.items.n), Param::U32(self.log_s), Param::U32(self.log_j)]].concat()
+    }
+}
+
+/// `bitonic_hc{c}_*` (device `bitonic::global_half_cleaners`): `stages`
+/// half-cleaners from stride `2^log_j` down, in one pass.
+pub(crate) struct BitonicHalfCleaners<'a> {
+    pub stages: u32,
+    pub items: &'a Items,
+    pub log_j: u32,
+}
+
+impl Kernel for BitonicHalfCleaners<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::BitonicHalfCleaners, self.stages, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &[u64(self.items.n), Param::U32(self.log_j)]].concat()
+    }
+}
+
+/// `bitonic_flip{c}_*` (device `bitonic::global_flip_half_cleaners`): the
+/// flip of phase `2^log_s` and the half-cleaners after it, `stages` in all.
+pub(crate) struct BitonicFlip<'a> {
+    pub stages: u32,
+    pub items: &'a Items,
+    pub log_s: u32,
+}
+
+impl Kernel for BitonicFlip<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::BitonicFlip, self.stages, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &[u64(self.items.n), Param::U32(self.log_s)]].concat()
+    }
+}
+
+/// `bitonic_fused_*` (device `block_sort::merge_tiles`): every
+/// half-cleaner of a stride below a block tile, in shared memory.
+pub(crate) struct BitonicFused<'a> {
+    pub items: &'a Items,
+}
+
+impl Kernel for BitonicFused<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::BitonicFused, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &[u64(self.items.n)]].concat()
+    }
+}
+
+/// `segmented_chunks_*` (device `segmented::sort_chunks`): segments of up
+/// to `chunk` items, several per warp.
+pub(crate) struct SegmentedChunks<'a> {
+    pub items: &'a Items,
+    pub segments: Segments,
+    pub chunk: u32,
+}
+
+impl Kernel for SegmentedChunks<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::SegmentedChunks, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.chunk)]].concat()
+    }
+}
+
+/// `segmented_warp{w}_*` (device `segmented::sort_warps`): segments of up
+/// to `width` items, a warp each.
+pub(crate) struct SegmentedWarp<'a> {
+    pub width: u32,
+    pub items: &'a Items,
+    pub segments: Segments,
+}
+
+impl Kernel for SegmentedWarp<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::SegmentedWarp, self.width, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &self.segments.params()].concat()
+    }
+}
+
+/// `segmented_block_*` (device `segmented::sort_blocks`): segments of up to
+/// a block's tile, a block each.
+pub(crate) struct SegmentedBlock<'a> {
+    pub items: &'a Items,
+    pub segments: Segments,
+}
+
+impl Kernel for SegmentedBlock<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::SegmentedBlock, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &self.segments.params()].concat()
+    }
+}
+
+/// `segment_classes_count` (device `segmented::count_classes`): checks the
+/// offsets and counts the segments of each size class.
+pub(crate) struct SegmentClassesCount {
+    pub offsets: DevPtr,
+    pub segments: usize,
+    pub counters: DevPtr,
+}
+
+impl Kernel for SegmentClassesCount {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::SegmentClassesCount)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.offsets), u64(self.segments), Param::Ptr(self.counters)]
+    }
+}
+
+/// `segment_classes_list` (device `segmented::list_classes`): lists the
+/// segments of each class.
+pub(crate) struct SegmentClassesList {
+    pub offsets: DevPtr,
+    pub segments: usize,
+    pub n: usize,
+    pub counters: DevPtr,
+    pub lists: DevPtr,
+    pub room: usize,
+}
+
+impl Kernel for SegmentClassesList {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::SegmentClassesList)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::Ptr(self.offsets),
+            u64(self.segments),
+            u64(self.n),
+            Param::Ptr(self.counters),
+            Param::Ptr(self.lists),
+            u64(self.room),
+        ]
+    }
+}
+
+/// `segment_boundaries_{u32,u64}` (device `segmented::boundary_descents`):
+/// descents across segment boundaries, for the segmented check.
+pub(crate) struct SegmentBoundaries {
+    /// The key word: `U32` or `U64`.
+    pub word: ItemKind,
+    pub keys: DevPtr,
+    pub n: usize,
+    /// The offsets (0 for rows).
+    pub offsets: DevPtr,
+    pub count: usize,
+    /// The rows' length (0 for offsets).
+    pub row: usize,
+    pub mode: u32,
+    pub across: DevPtr,
+}
+
+impl Kernel for SegmentBoundaries {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::SegmentBoundaries, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::Ptr(self.keys),
+            u64(self.n),
+            Param::Ptr(self.offsets),
+            u64(self.count),
+            u64(self.row),
+            Param::U32(self.mode),
+            Param::Ptr(self.across),
+        ]
+    }
+}
+
+/// `paper_merge{t}_*` (device `paper::merge_pass`): the paper's step 2, a
+/// warp per pair of sequences through a `buffer`-item buffer.
+pub(crate) struct PaperMerge<'a> {
+    pub buffer: u32,
+    pub src: &'a Items,
+    pub dst: &'a Items,
+    pub run: usize,
+    pub coalesced: bool,
+}
+
+impl Kernel for PaperMerge<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::PaperMerge, self.buffer, self.src.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        let scalars = [u64(self.src.n), u64(self.run), Param::U32(self.coalesced as u32)];
+        [&items(self.src)[..], &items(self.dst), &scalars].concat()
+    }
+}
+
+/// The paper's split tables (temporary storage of step 3 and 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PaperTables {
+    pub bounds: DevPtr,
+    pub starts: DevPtr,
+    pub offsets: DevPtr,
+}
+
+/// `paper_final{t}_*` (device `paper::final_round`): one level of every
+/// group's merge tree (step 4).
+pub(crate) struct PaperFinal<'a> {
+    pub buffer: u32,
+    pub src: &'a Items,
+    pub dst: &'a Items,
+    pub run: usize,
+    pub sequences: usize,
+    pub tables: PaperTables,
+    pub groups: usize,
+    pub round: u32,
+    pub coalesced: bool,
+}
+
+impl Kernel for PaperFinal<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::PaperFinal, self.buffer, self.src.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        let t = self.tables;
+        let scalars = [
+            u64(self.run),
+            u64(self.sequences),
+            Param::Ptr(t.bounds),
+            Param::Ptr(t.starts),
+            Param::Ptr(t.offsets),
+            u64(self.groups),
+            Param::U32(self.round),
+            Param::U32(self.coalesced as u32),
+        ];
+        [&items(self.src)[..], &items(self.dst), &scalars].concat()
+    }
+}
+
+/// `paper_sample_*` (device `paper::sample`): `samples.n` random samples
+/// of `items` (step 3).
+pub(crate) struct PaperSample<'a> {
+    pub items: &'a Items,
+    pub samples: &'a Items,
+}
+
+impl Kernel for PaperSample<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::PaperSample, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        [&items(self.items)[..], &[u64(self.items.n)], &items(self.samples), &[u64(self.samples.n)]].concat()
+    }
+}
+
+/// `paper_split_*` (device `paper::split`): the `sequences` runs cut at the
+/// splitters (every `oversampling`-th sorted sample; step 3).
+pub(crate) struct PaperSplit<'a> {
+    pub items: &'a Items,
+    pub run: usize,
+    pub sequences: usize,
+    pub samples: &'a Items,
+    pub groups: usize,
+    pub oversampling: usize,
+    pub bounds: DevPtr,
+}
+
+impl Kernel for PaperSplit<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::PaperSplit, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        let head = [u64(self.items.n), u64(self.run), u64(self.sequences)];
+        let tail = [u64(self.groups), u64(self.oversampling), Param::Ptr(self.bounds)];
+        [&items(self.items)[..], &head, &items(self.samples), &tail].concat()
+    }
+}
+
+/// `paper_group_starts` (device `paper::group_starts`): step 4's piece
+/// starts and group offsets.
+pub(crate) struct PaperGroupStarts {
+    pub sequences: usize,
+    pub groups: usize,
+    pub tables: PaperTables,
+}
+
+impl Kernel for PaperGroupStarts {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::PaperGroupStarts)
+    }
+    fn params(&self) -> Vec<Param> {
+        let t = self.tables;
+        vec![Param::Ptr(t.bounds), u64(self.sequences), u64(self.groups), Param::Ptr(t.starts), Param::Ptr(t.offsets)]
+    }
+}
+
+/// `verify_*` (device `checks::verify`): descents and a multiset
+/// fingerprint, added to two counters.
+pub(crate) struct Verify<'a> {
+    pub items: &'a Items,
+    pub mode: u32,
+    pub descents: DevPtr,
+    pub sum: DevPtr,
+}
+
+impl Kernel for Verify<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::Verify, self.items.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        let scalars = [u64(self.items.n), Param::U32(self.mode), Param::Ptr(self.descents), Param::Ptr(self.sum)];
+        [&items(self.items)[..], &scalars].concat()
+    }
+}
+
+/// `map_keys_{u32,u64}` (device `checks::map_keys32/64`): keys onto or
+/// back from their ordered patterns, in place.
+pub(crate) struct MapKeys {
+    /// The key word: `U32` or `U64`.
+    pub word: ItemKind,
+    pub keys: DevPtr,
+    pub n: usize,
+    pub mode: u32,
+}
+
+impl Kernel for MapKeys {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::MapKeys, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.keys), u64(self.n), Param::U32(self.mode)]
+    }
+}
+
+/// `convert_keys_u16` (device `checks::convert16`): 16-bit keys widened into
+/// 32-bit ordered patterns, or narrowed back.
+pub(crate) struct ConvertKeys16 {
+    pub narrow: DevPtr,
+    pub wide: DevPtr,
+    pub n: usize,
+    pub mode: u32,
+}
+
+impl Kernel for ConvertKeys16 {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::ConvertKeys16)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.narrow), Param::Ptr(self.wide), u64(self.n), Param::U32(self.mode)]
+    }
+}
+
+/// `iota_{u32,u64}` (device `permute::iota`): `0, 1, ..., n - 1`.
+pub(crate) struct Iota {
+    /// The word written: `U32` or `U64`.
+    pub word: ItemKind,
+    pub out: DevPtr,
+    pub n: usize,
+}
+
+impl Kernel for Iota {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::Iota, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.out), u64(self.n)]
+    }
+}
+
+/// `iota_rows_u32` (device `permute::iota_rows`): `i % row`.
+pub(crate) struct IotaRows {
+    pub out: DevPtr,
+    pub n: usize,
+    pub row: usize,
+}
+
+impl Kernel for IotaRows {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::IotaRows, ItemKind::U32)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.out), u64(self.n), u64(self.row)]
+    }
+}
+
+/// `gather_{u32,u64}` (device `permute::gather`): `dst[i] = src[idx[i]]`.
+pub(crate) struct Gather {
+    /// The word moved: `U32` or `U64`.
+    pub word: ItemKind,
+    pub src: DevPtr,
+    pub idx: DevPtr,
+    pub dst: DevPtr,
+    pub n: usize,
+}
+
+impl Kernel for Gather {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::Gather, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.src), Param::Ptr(self.idx), Param::Ptr(self.dst), u64(self.n)]
+    }
+}

@@ -1,0 +1,320 @@
+//! Typed launches: which kernel a launch runs ([`KernelId`]: a family from
+//! `warpsort_kernels::names`, its width, the item types), and its arguments
+//! as a struct per kernel family ([`families`]), each of which knows its
+//! kernel and lists its parameters in the device signature's order. The
+//! kernel's name is made in one place ([`KernelId::name`]) from the names
+//! the device exports its kernels by; a CPU test checks every kernel the
+//! host can launch against the embedded PTX, parameter by parameter.
+
+pub(crate) mod families;
+
+use std::fmt;
+
+use warpsort_kernels::names;
+
+/// A device address (0 for "none": no payload, no samples).
+pub(crate) type DevPtr = u64;
+
+/// What one sorted item is, as the kernels see it: key and payload widths
+/// (payloads only travel, so their type does not matter), or a key and its
+/// rank (the stable sorts' `(key, position)` items). Kernel names end with
+/// it (`_u32_u64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ItemKind {
+    U32,
+    U32U32,
+    U32U64,
+    U64,
+    U64U32,
+    U64U64,
+    U32Rank,
+    U64Rank,
+}
+
+impl ItemKind {
+    /// Every kind the kernels are built for.
+    #[cfg(test)]
+    pub const ALL: [ItemKind; 8] = [
+        ItemKind::U32,
+        ItemKind::U32U32,
+        ItemKind::U32U64,
+        ItemKind::U64,
+        ItemKind::U64U32,
+        ItemKind::U64U64,
+        ItemKind::U32Rank,
+        ItemKind::U64Rank,
+    ];
+
+    /// Keys of `key_bytes` (4 or 8) with payloads of `val_bytes` (0, 4 or 8).
+    pub fn new(key_bytes: usize, val_bytes: usize) -> Self {
+        match (key_bytes, val_bytes) {
+            (4, 0) => ItemKind::U32,
+            (4, 4) => ItemKind::U32U32,
+            (4, _) => ItemKind::U32U64,
+            (_, 0) => ItemKind::U64,
+            (_, 4) => ItemKind::U64U32,
+            _ => ItemKind::U64U64,
+        }
+    }
+
+    /// The same keys with `u32` ranks as payloads (stable sorts).
+    pub fn ranked(self) -> Self {
+        if self.key_bytes() == 4 { ItemKind::U32Rank } else { ItemKind::U64Rank }
+    }
+
+    /// The same keys, key-only.
+    pub fn keys_only(self) -> Self {
+        ItemKind::new(self.key_bytes(), 0)
+    }
+
+    pub fn key_bytes(self) -> usize {
+        match self {
+            ItemKind::U32 | ItemKind::U32U32 | ItemKind::U32U64 | ItemKind::U32Rank => 4,
+            _ => 8,
+        }
+    }
+
+    pub fn val_bytes(self) -> usize {
+        match self {
+            ItemKind::U32 | ItemKind::U64 => 0,
+            ItemKind::U32U32 | ItemKind::U64U32 | ItemKind::U32Rank | ItemKind::U64Rank => 4,
+            ItemKind::U32U64 | ItemKind::U64U64 => 8,
+        }
+    }
+
+    /// Whether items carry a payload (a rank included).
+    pub fn pairs(self) -> bool {
+        self.val_bytes() > 0
+    }
+
+    /// Bytes of one item in shared memory and registers (the device's
+    /// `Pair<K, V>`: key and payload, the size rounded up to the larger
+    /// alignment).
+    pub fn item_bytes(self) -> usize {
+        let (k, v) = (self.key_bytes(), self.val_bytes());
+        (k + v).next_multiple_of(k.max(v))
+    }
+
+    /// The kernel-name suffix (`crate::for_items!`'s in the device crate).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ItemKind::U32 => "u32",
+            ItemKind::U32U32 => "u32_u32",
+            ItemKind::U32U64 => "u32_u64",
+            ItemKind::U64 => "u64",
+            ItemKind::U64U32 => "u64_u32",
+            ItemKind::U64U64 => "u64_u64",
+            ItemKind::U32Rank => "u32_rank",
+            ItemKind::U64Rank => "u64_rank",
+        }
+    }
+}
+
+/// A kernel family: the kernels one device source is instantiated into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Family {
+    BlockSort,
+    BitonicFused,
+    BitonicStage,
+    BitonicHalfCleaners,
+    BitonicFlip,
+    MergeTileSort,
+    MergePartition,
+    BlockMerge,
+    WarpMergePass,
+    SegmentedChunks,
+    SegmentedWarp,
+    SegmentedBlock,
+    SegmentClassesCount,
+    SegmentClassesList,
+    SegmentBoundaries,
+    PaperMerge,
+    PaperFinal,
+    PaperSample,
+    PaperSplit,
+    PaperGroupStarts,
+    Verify,
+    MapKeys,
+    ConvertKeys16,
+    Iota,
+    IotaRows,
+    Gather,
+}
+
+impl Family {
+    /// The name the device exports the family's kernels by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::BlockSort => names::BLOCK_SORT,
+            Family::BitonicFused => names::BITONIC_FUSED,
+            Family::BitonicStage => names::BITONIC_STAGE,
+            Family::BitonicHalfCleaners => names::BITONIC_HC,
+            Family::BitonicFlip => names::BITONIC_FLIP,
+            Family::MergeTileSort => names::MERGE_TILE_SORT,
+            Family::MergePartition => names::MERGE_PARTITION,
+            Family::BlockMerge => names::BLOCK_MERGE,
+            Family::WarpMergePass => names::MERGE_PASS,
+            Family::SegmentedChunks => names::SEGMENTED_CHUNKS,
+            Family::SegmentedWarp => names::SEGMENTED_WARP,
+            Family::SegmentedBlock => names::SEGMENTED_BLOCK,
+            Family::SegmentClassesCount => names::SEGMENT_CLASSES_COUNT,
+            Family::SegmentClassesList => names::SEGMENT_CLASSES_LIST,
+            Family::SegmentBoundaries => names::SEGMENT_BOUNDARIES,
+            Family::PaperMerge => names::PAPER_MERGE,
+            Family::PaperFinal => names::PAPER_FINAL,
+            Family::PaperSample => names::PAPER_SAMPLE,
+            Family::PaperSplit => names::PAPER_SPLIT,
+            Family::PaperGroupStarts => names::PAPER_GROUP_STARTS,
+            Family::Verify => names::VERIFY,
+            Family::MapKeys => names::MAP_KEYS,
+            Family::ConvertKeys16 => names::CONVERT_KEYS_U16,
+            Family::Iota => names::IOTA,
+            Family::IotaRows => names::IOTA_ROWS,
+            Family::Gather => names::GATHER,
+        }
+    }
+}
+
+/// One kernel: `{family}{width}_{items}` in the PTX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct KernelId {
+    pub family: Family,
+    /// The family's width (0: none).
+    pub width: u32,
+    /// The items (or, for element-wise kernels, the word) it is built for;
+    /// `None` for kernels of no item type.
+    pub items: Option<ItemKind>,
+}
+
+impl KernelId {
+    pub fn new(family: Family, items: ItemKind) -> Self {
+        KernelId { family, width: 0, items: Some(items) }
+    }
+
+    pub fn with_width(family: Family, width: u32, items: ItemKind) -> Self {
+        KernelId { family, width, items: Some(items) }
+    }
+
+    pub fn plain(family: Family) -> Self {
+        KernelId { family, width: 0, items: None }
+    }
+
+    /// The kernel's name in the PTX: the one place a name is assembled.
+    pub fn name(&self) -> String {
+        let width = if self.width == 0 { String::new() } else { self.width.to_string() };
+        match self.items {
+            Some(items) => format!("{}{width}_{}", self.family.name(), items.suffix()),
+            None => format!("{}{width}", self.family.name()),
+        }
+    }
+}
+
+impl fmt::Display for KernelId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// One kernel parameter as the driver receives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Param {
+    /// A device address (`.param .u64 .ptr`).
+    Ptr(DevPtr),
+    /// A 64-bit scalar (`.param .u64`).
+    U64(u64),
+    /// A 32-bit scalar (`.param .u32`).
+    U32(u32),
+}
+
+/// A launch's arguments: the kernel they are for, and its parameters in the
+/// order of the device signature.
+pub(crate) trait Kernel {
+    fn id(&self) -> KernelId;
+    fn params(&self) -> Vec<Param>;
+}
+
+/// Grid, block and dynamic shared memory of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub grid: u32,
+    pub block: u32,
+    pub smem: u32,
+}
+
+impl Shape {
+    /// `grid` blocks of `block` threads, no shared memory.
+    pub fn new(grid: u32, block: u32) -> Self {
+        Shape { grid, block, smem: 0 }
+    }
+
+    /// Blocks of `block` threads covering `work` threads' worth of work,
+    /// at most `max_blocks` (grid-stride kernels do the rest).
+    pub fn covering(work: usize, block: u32, max_blocks: u32) -> Self {
+        let grid = work.div_ceil(block as usize).clamp(1, max_blocks as usize) as u32;
+        Shape::new(grid, block)
+    }
+
+    /// One warp per job, in blocks of `block` threads.
+    pub fn per_warp(jobs: usize, block: u32) -> Self {
+        Shape::covering(jobs, block / warpsort_kernels::config::WARP_SIZE, i32::MAX as u32).with_block(block)
+    }
+
+    pub fn with_block(self, block: u32) -> Self {
+        Shape { block, ..self }
+    }
+
+    pub fn with_smem(self, smem: u32) -> Self {
+        Shape { smem, ..self }
+    }
+}
+
+/// Whether a launch may overlap the kernel before it (programmatic
+/// dependent launch, sm_90 on: its blocks are placed while that one
+/// finishes; the kernel waits for its writes with `griddepcontrol.wait`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Overlap {
+    No,
+    WithPrevious,
+}
+
+/// Items on the device as the kernels see them: raw addresses, a length
+/// and their [`ItemKind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Items {
+    pub keys: DevPtr,
+    /// 0 for key-only.
+    pub vals: DevPtr,
+    pub n: usize,
+    pub kind: ItemKind,
+}
+
+impl Items {
+    /// `n` keys of `kind` at `keys` (payloads, if `kind` has them, at `vals`).
+    pub fn new(keys: DevPtr, vals: DevPtr, n: usize, kind: ItemKind) -> Self {
+        Items { keys, vals: if kind.pairs() { vals } else { 0 }, n, kind }
+    }
+
+    /// The same kind at other addresses.
+    pub fn moved_to(&self, keys: DevPtr, vals: DevPtr) -> Self {
+        Items::new(keys, vals, self.n, self.kind)
+    }
+
+    /// Items `start..start + len` of the same arrays.
+    pub fn range(&self, start: usize, len: usize) -> Self {
+        let vals = if self.vals == 0 { 0 } else { self.vals + (start * self.kind.val_bytes()) as u64 };
+        Items { keys: self.keys + (start * self.kind.key_bytes()) as u64, vals, n: len, kind: self.kind }
+    }
+
+    /// The same keys with `u32` ranks at `ranks` (stable sorts).
+    pub fn with_ranks(&self, ranks: DevPtr) -> Self {
+        Items { vals: ranks, kind: self.kind.ranked(), ..*self }
+    }
+
+    /// The keys with `vals` of `val_bytes` (4 or 8) as payloads.
+    pub fn with_vals(&self, vals: DevPtr, val_bytes: usize) -> Self {
+        Items { vals, kind: ItemKind::new(self.kind.key_bytes(), val_bytes), ..*self }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,166 @@
+//! Every kernel the host can launch, held against the PTX it embeds: the
+//! name exists, and the parameters agree in number, order and kind (a
+//! pointer, a 64-bit or a 32-bit scalar). No GPU needed.
+
+use std::collections::BTreeMap;
+
+use warpsort_kernels::config::{
+    BLOCK_MERGE_KEYS_PER_THREAD, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE,
+};
+
+use super::families::*;
+use super::*;
+
+/// `.entry` name -> its parameters' kinds (`ptr`, `u64`, `u32`).
+fn entries(ptx: &str) -> BTreeMap<String, Vec<&'static str>> {
+    let mut out = BTreeMap::new();
+    let mut current: Option<(String, Vec<&'static str>)> = None;
+    for line in ptx.lines() {
+        if let Some(rest) = line.strip_prefix(".visible .entry ") {
+            current = Some((rest.trim_end_matches('(').to_string(), Vec::new()));
+        } else if let Some((_, params)) = current.as_mut()
+            && let Some(p) = line.trim().strip_prefix(".param ")
+        {
+            params.push(match p {
+                p if p.starts_with(".u64 .ptr") => "ptr",
+                p if p.starts_with(".u64") => "u64",
+                p if p.starts_with(".u32") => "u32",
+                p => panic!("unexpected parameter {p}"),
+            });
+        } else if line.starts_with(')')
+            && let Some((name, params)) = current.take()
+        {
+            out.insert(name, params);
+        }
+    }
+    out
+}
+
+fn kinds(params: &[Param]) -> Vec<&'static str> {
+    params
+        .iter()
+        .map(|p| match p {
+            Param::Ptr(_) => "ptr",
+            Param::U64(_) => "u64",
+            Param::U32(_) => "u32",
+        })
+        .collect()
+}
+
+const PLAIN: [ItemKind; 6] =
+    [ItemKind::U32, ItemKind::U32U32, ItemKind::U32U64, ItemKind::U64, ItemKind::U64U32, ItemKind::U64U64];
+const WORDS: [ItemKind; 2] = [ItemKind::U32, ItemKind::U64];
+
+/// One launch of every kernel the host launches, every width and item kind.
+fn every_launch() -> Vec<Box<dyn Kernel>> {
+    let mut all: Vec<Box<dyn Kernel>> = Vec::new();
+    let rows = Segments::Rows { n: 10, len: 3 };
+    for kind in ItemKind::ALL {
+        // Leaked so that the argument structs can borrow them for the test's length.
+        let it: &'static Items = Box::leak(Box::new(Items::new(1, 2, 10, kind)));
+        let s = Samples::NONE;
+        all.push(Box::new(BlockSort { src: it, dst: it, seg: 4, samples: s }));
+        all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, samples: s }));
+        all.push(Box::new(MergePartition { items: it, samples: s, run: 1, window: 2, parts: 3 }));
+        for outputs in BLOCK_MERGE_KEYS_PER_THREAD {
+            all.push(Box::new(BlockMerge { outputs, src: it, dst: it, run: 1, parts: 2, samples: s }));
+        }
+        for k in MERGE_KEYS_PER_LANE {
+            all.push(Box::new(WarpMergePass { window: WARP_SIZE * k, src: it, dst: it, run: 1, parts: 2 }));
+        }
+        all.push(Box::new(BitonicStage { items: it, log_s: 1, log_j: 0 }));
+        for stages in [2, 3] {
+            all.push(Box::new(BitonicHalfCleaners { stages, items: it, log_j: 3 }));
+            all.push(Box::new(BitonicFlip { stages, items: it, log_s: 3 }));
+        }
+        all.push(Box::new(BitonicFused { items: it }));
+        for buffer in PAPER_BUFFERS {
+            all.push(Box::new(PaperMerge { buffer, src: it, dst: it, run: 1, coalesced: true }));
+            let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
+            let (sequences, groups) = (2, 2);
+            all.push(Box::new(PaperFinal {
+                buffer,
+                src: it,
+                dst: it,
+                run: 1,
+                sequences,
+                tables,
+                groups,
+                round: 0,
+                coalesced: true,
+            }));
+        }
+        all.push(Box::new(PaperSample { items: it, samples: it }));
+        all.push(Box::new(PaperSplit {
+            items: it,
+            run: 1,
+            sequences: 2,
+            samples: it,
+            groups: 2,
+            oversampling: 2,
+            bounds: 3,
+        }));
+        all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8 }));
+        all.push(Box::new(SegmentedBlock { items: it, segments: rows }));
+        let warps: &[u32] = if PLAIN.contains(&kind) { &WARP_SORT_KEYS_PER_LANE } else { &[16] };
+        for &k in warps {
+            all.push(Box::new(SegmentedWarp { width: WARP_SIZE * k, items: it, segments: rows }));
+        }
+        if PLAIN.contains(&kind) {
+            all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));
+        }
+    }
+    for word in WORDS {
+        all.push(Box::new(MapKeys { word, keys: 1, n: 2, mode: 0 }));
+        all.push(Box::new(Iota { word, out: 1, n: 2 }));
+        all.push(Box::new(Gather { word, src: 1, idx: 2, dst: 3, n: 4 }));
+        let (offsets, row, across) = (2, 0, 3);
+        all.push(Box::new(SegmentBoundaries { word, keys: 1, n: 2, offsets, count: 1, row, mode: 0, across }));
+    }
+    all.push(Box::new(IotaRows { out: 1, n: 2, row: 3 }));
+    all.push(Box::new(SegmentClassesCount { offsets: 1, segments: 2, counters: 3 }));
+    all.push(Box::new(SegmentClassesList { offsets: 1, segments: 2, n: 3, counters: 4, lists: 5, room: 6 }));
+    let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
+    all.push(Box::new(PaperGroupStarts { sequences: 2, groups: 2, tables }));
+    all.push(Box::new(ConvertKeys16 { narrow: 1, wide: 2, n: 3, mode: 0 }));
+    all
+}
+
+#[test]
+fn every_launch_matches_the_embedded_ptx() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx");
+    for file in ["warpsort_sm70.ptx", "warpsort_sm90.ptx"] {
+        let ptx = std::fs::read_to_string(dir.join(file)).unwrap();
+        let entries = entries(&ptx);
+        let mut launched = std::collections::BTreeSet::new();
+        for k in every_launch() {
+            let name = k.id().name();
+            let want = entries.get(&name).unwrap_or_else(|| panic!("{file}: the host launches {name}, the PTX has no such kernel"));
+            assert_eq!(&kinds(&k.params()), want, "{file}: {name}'s parameters");
+            launched.insert(name);
+        }
+        // Every kernel in the PTX is launched by the host, except the probes the tests launch by name.
+        let unused: Vec<_> =
+            entries.keys().filter(|e| !launched.contains(*e) && !e.starts_with("probe_")).collect();
+        assert!(unused.is_empty(), "{file}: kernels no host code launches: {unused:?}");
+    }
+}
+
+#[test]
+fn names_and_item_kinds() {
+    assert_eq!(KernelId::with_width(Family::BlockMerge, 16, ItemKind::U32U64).name(), "block_merge16_u32_u64");
+    assert_eq!(KernelId::new(Family::Iota, ItemKind::U64).name(), "iota_u64");
+    assert_eq!(KernelId::plain(Family::PaperGroupStarts).name(), "paper_group_starts");
+    for kind in ItemKind::ALL {
+        let ranked = matches!(kind, ItemKind::U32Rank | ItemKind::U64Rank);
+        if !ranked {
+            assert_eq!(ItemKind::new(kind.key_bytes(), kind.val_bytes()), kind);
+        }
+        assert_eq!(kind.ranked().key_bytes(), kind.key_bytes());
+        assert_eq!(kind.item_bytes() % kind.key_bytes().max(kind.val_bytes()), 0);
+    }
+    assert_eq!((ItemKind::U32U64.item_bytes(), ItemKind::U64U32.item_bytes(), ItemKind::U32.item_bytes()), (16, 16, 4));
+    let it = Items::new(0x1000, 0x2000, 100, ItemKind::U64U32).range(10, 5);
+    assert_eq!((it.keys, it.vals, it.n), (0x1000 + 80, 0x2000 + 40, 5));
+    assert_eq!(Items::new(0x1000, 0x2000, 3, ItemKind::U32).vals, 0, "key-only items carry no payload address");
+}

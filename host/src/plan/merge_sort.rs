@@ -1,0 +1,244 @@
+//! The merge sort's plan: every launch decision of one sort, resolved once
+//! from the options, the items, `n` and the GPU's tuning table.
+
+use warpsort_kernels::config::{
+    BLOCK_TILE, SAMPLE_STRIDE, WARP_SIZE, merge_pass_smem_slots, tile_merge_smem_slots,
+};
+
+use super::layout::Layout;
+use super::Launch;
+use crate::error::{Error, Result};
+use crate::launch::{Family, ItemKind, KernelId, Overlap, Shape};
+use crate::options::{MergeKernel, MergeSortConfig, TileSort};
+use crate::policy::Policy;
+
+/// Step 1: tiles sorted by one block each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TileStep {
+    pub sort: TileSort,
+    /// Items per tile (a power of two).
+    pub tile: usize,
+    pub shape: Shape,
+}
+
+/// The merge passes: how each window is merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MergeStep {
+    pub kernel: MergeKernel,
+    /// Outputs per thread (block merge) or per lane (warp merge).
+    pub outputs: u32,
+    /// Outputs of one window (a block's tile or a warp's window).
+    pub window: usize,
+    /// One merge pass's launch.
+    pub shape: Shape,
+    /// One merge pass's partition.
+    pub partition: Shape,
+    /// Whether the partition and the merge may overlap the kernel before
+    /// them.
+    pub overlap_partition: Overlap,
+    pub overlap_merge: Overlap,
+    /// Whether the passes record samples for the next partition (the block
+    /// merge does; the warp merge's partitions search the runs alone).
+    pub samples: bool,
+}
+
+/// Where the merge sort keeps its temporary storage, as offsets from its
+/// base: a second buffer of the items (the paper's `2n`), then the `c` of
+/// `2n + c`: the samples (`n / SAMPLE_STRIDE` items) and the partitions (8
+/// bytes per merge window, of the smallest window any sort of these items
+/// with these options uses, so that storage grows with `n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MergeRegions {
+    pub keys: usize,
+    pub vals: usize,
+    pub sample_keys: usize,
+    pub sample_vals: usize,
+    pub parts: usize,
+}
+
+/// Every decision of one merge sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MergeSortPlan {
+    pub tile: TileStep,
+    /// Merge passes after step 1 (0: the items fit one tile, sorted in place).
+    pub passes: u32,
+    pub merge: MergeStep,
+    /// Whether step 1 writes to the second buffer (an odd number of passes
+    /// then ends in the caller's).
+    pub step1_to_temp: bool,
+    pub regions: MergeRegions,
+    pub temp_bytes: usize,
+}
+
+/// Step 1's tile for `n` items of `kind` (see [`MergeSortConfig::tile`]).
+fn tile(cfg: &MergeSortConfig, kind: ItemKind, n: usize, p: &Policy) -> usize {
+    let large = n / p.tile_large >= p.large_tile_min_tiles;
+    match (cfg.tile, cfg.tile_sort) {
+        (0, TileSort::WarpMerge) if kind.item_bytes() > 8 => p.tile_wide,
+        (0, TileSort::WarpMerge) if kind.item_bytes() <= 4 && large => p.tile_large,
+        (0, TileSort::WarpMerge) => p.tile,
+        (0, TileSort::BlockBitonic) => BLOCK_TILE as usize,
+        (tile, _) => tile,
+    }
+}
+
+/// Outputs per thread (or lane) of the merge.
+fn outputs(cfg: &MergeSortConfig, kind: ItemKind, p: &Policy) -> u32 {
+    match (cfg.merge, cfg.outputs_per_thread) {
+        (MergeKernel::Block, 0) if kind.item_bytes() == 8 => p.block_merge_outputs_8,
+        (MergeKernel::Block, 0) => p.block_merge_outputs,
+        (MergeKernel::WarpBitonic, 0) if kind.pairs() => p.warp_merge_outputs_pairs,
+        (MergeKernel::WarpBitonic, 0) => p.warp_merge_outputs,
+        (_, k) => k,
+    }
+}
+
+/// Threads that share a window: a block merge's block, or a warp.
+fn merge_threads(cfg: &MergeSortConfig, n: usize, p: &Policy) -> u32 {
+    match (cfg.merge, cfg.merge_threads) {
+        (MergeKernel::WarpBitonic, _) => WARP_SIZE,
+        (MergeKernel::Block, 0) if n <= p.small_sort_items => p.merge_threads_small,
+        (MergeKernel::Block, 0) => p.merge_threads,
+        (MergeKernel::Block, t) => t,
+    }
+}
+
+fn window(cfg: &MergeSortConfig, kind: ItemKind, n: usize, p: &Policy) -> usize {
+    (merge_threads(cfg, n, p) * outputs(cfg, kind, p)) as usize
+}
+
+/// Refuses a configuration whose tile cannot hold a merge window, at any
+/// length (so that a sort of 0 or 1 items refuses it too).
+fn check_config(cfg: &MergeSortConfig, kind: ItemKind, p: &Policy) -> Result<()> {
+    for n in [0, usize::MAX] {
+        let (t, w) = (tile(cfg, kind, n, p), window(cfg, kind, n, p));
+        if t < w {
+            return Err(Error::BadConfig(format!(
+                "{cfg:?}: the tile must be at least the merge window; for {kind:?} items it is {t} and the window {w}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl MergeSortPlan {
+    /// The plan of a merge sort of `n` items of `kind`.
+    pub fn new(cfg: &MergeSortConfig, kind: ItemKind, n: usize, p: &Policy) -> Result<Self> {
+        cfg.validate()?;
+        check_config(cfg, kind, p)?;
+        let bytes = kind.item_bytes();
+        let t = tile(cfg, kind, n, p);
+        let tiles = n.div_ceil(t).max(1);
+        let tile_shape = match cfg.tile_sort {
+            TileSort::BlockBitonic => Shape::new(tiles as u32, (t / TileSort::BlockBitonic.per_thread() as usize) as u32)
+                .with_smem((t * bytes) as u32),
+            TileSort::WarpMerge => Shape::new(tiles as u32, (t / TileSort::WarpMerge.per_thread() as usize) as u32)
+                .with_smem(tile_merge_smem_slots(t as u32) * bytes as u32),
+        };
+        let passes = tiles.next_power_of_two().trailing_zeros();
+
+        let outputs = outputs(cfg, kind, p);
+        let merge_window = window(cfg, kind, n, p);
+        let windows = n.div_ceil(merge_window);
+        let shape = match cfg.merge {
+            MergeKernel::Block => Shape::new(windows as u32, merge_threads(cfg, n, p))
+                .with_smem(merge_pass_smem_slots(merge_window as u32, outputs, bytes as u32) * bytes as u32),
+            MergeKernel::WarpBitonic => Shape::per_warp(windows, p.warp_kernel_threads),
+        };
+        // Overlapped launches by the sort's size (measurements: docs/PERFORMANCE.md).
+        let within = n * bytes <= p.overlap_max_bytes;
+        let small = n <= p.small_sort_items;
+        let overlap = |on: bool| if on { Overlap::WithPrevious } else { Overlap::No };
+        let merge = MergeStep {
+            kernel: cfg.merge,
+            outputs,
+            window: merge_window,
+            shape,
+            partition: Shape::covering(windows, p.partition_threads, i32::MAX as u32),
+            overlap_partition: overlap(within),
+            overlap_merge: overlap(within && !small && cfg.merge == MergeKernel::Block),
+            samples: cfg.merge == MergeKernel::Block,
+        };
+
+        let (regions, temp_bytes) = if passes == 0 {
+            (MergeRegions { keys: 0, vals: 0, sample_keys: 0, sample_vals: 0, parts: 0 }, 0)
+        } else {
+            let samples = n.div_ceil(SAMPLE_STRIDE as usize);
+            let min_window = window(cfg, kind, 0, p);
+            let mut l = Layout::default();
+            let regions = MergeRegions {
+                keys: l.region(n * kind.key_bytes()),
+                vals: l.region(n * kind.val_bytes()),
+                sample_keys: l.region(samples * kind.key_bytes()),
+                sample_vals: l.region(samples * kind.val_bytes()),
+                parts: l.region((n.div_ceil(min_window) + 1) * 8),
+            };
+            (regions, l.bytes())
+        };
+        Ok(MergeSortPlan {
+            tile: TileStep { sort: cfg.tile_sort, tile: t, shape: tile_shape },
+            passes,
+            merge,
+            step1_to_temp: passes % 2 == 1,
+            regions,
+            temp_bytes,
+        })
+    }
+
+    /// The kernel of step 1.
+    pub fn tile_kernel(&self, kind: ItemKind) -> KernelId {
+        match self.tile.sort {
+            TileSort::BlockBitonic => KernelId::new(Family::BlockSort, kind),
+            TileSort::WarpMerge => KernelId::new(Family::MergeTileSort, kind),
+        }
+    }
+
+    /// The kernel of each merge pass.
+    pub fn merge_kernel(&self, kind: ItemKind) -> KernelId {
+        match self.merge.kernel {
+            MergeKernel::Block => KernelId::with_width(Family::BlockMerge, self.merge.outputs, kind),
+            MergeKernel::WarpBitonic => KernelId::with_width(Family::WarpMergePass, self.merge.window as u32, kind),
+        }
+    }
+
+    /// Every kernel this sort launches, with its block and shared memory.
+    pub fn launches(&self, kind: ItemKind, out: &mut Vec<Launch>) {
+        out.push((self.tile_kernel(kind), self.tile.shape));
+        if self.passes > 0 {
+            out.push((KernelId::new(Family::MergePartition, kind), self.merge.partition));
+            out.push((self.merge_kernel(kind), self.merge.shape));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::HOPPER;
+
+    #[test]
+    fn tuned_tiles_and_windows() {
+        let c = MergeSortConfig::default();
+        let p = &HOPPER;
+        assert_eq!(tile(&c, ItemKind::U32, 1 << 20, p), 8192);
+        assert_eq!(tile(&c, ItemKind::U32, 1 << 24, p), 16384);
+        assert_eq!(tile(&c, ItemKind::U32U64, 1 << 24, p), 4096);
+        assert_eq!(tile(&c, ItemKind::U64, 1 << 24, p), 8192);
+        assert_eq!((merge_threads(&c, 1 << 20, p), merge_threads(&c, 1 << 21, p)), (64, 128));
+        assert_eq!(outputs(&c, ItemKind::U32U32, p), 8);
+        assert_eq!(outputs(&c, ItemKind::U32U64, p), 16);
+        let plan = MergeSortPlan::new(&c, ItemKind::U32, 1 << 24, p).unwrap();
+        assert_eq!((plan.tile.tile, plan.passes, plan.step1_to_temp), (16384, 10, false));
+        assert_eq!((plan.tile.shape.block, plan.merge.window, plan.merge.shape.block), (1024, 2048, 128));
+        let one_tile = MergeSortPlan::new(&c, ItemKind::U32, 8192, p).unwrap();
+        assert_eq!((one_tile.passes, one_tile.temp_bytes), (0, 0));
+    }
+
+    #[test]
+    fn a_tile_smaller_than_the_window_is_refused_at_any_length() {
+        let c = MergeSortConfig { tile: 1024, ..Default::default() };
+        for n in [0, 1, 100, 1 << 20] {
+            assert!(matches!(MergeSortPlan::new(&c, ItemKind::U32, n, &HOPPER), Err(Error::BadConfig(_))));
+        }
+    }
+}

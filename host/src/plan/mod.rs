@@ -1,0 +1,140 @@
+//! Plans: every decision of an operation resolved once, before anything
+//! runs, from the options, what is sorted, `n` and the GPU's tuning table
+//! (`policy`). A plan holds the kernels, their launch shapes and the layout
+//! of the temporary storage; the storage query (`Gpu::sort_temp_bytes`)
+//! reads its layout, the launch check validates its launches, the launchers
+//! (`exec`) take it.
+
+pub(crate) mod layout;
+pub(crate) mod merge_sort;
+pub(crate) mod paper;
+pub(crate) mod permute;
+pub(crate) mod segments;
+
+use warpsort_kernels::config::{BLOCK_THREADS, BLOCK_TILE};
+
+use crate::error::Result;
+use crate::launch::{Family, ItemKind, KernelId, Shape};
+use crate::options::{Algorithm, SortOptions};
+use crate::policy::{self, Policy};
+use layout::Layout;
+use merge_sort::MergeSortPlan;
+use paper::PaperPlan;
+
+/// A kernel a plan launches and the shape it launches it with.
+pub(crate) type Launch = (KernelId, Shape);
+
+/// What a sort sorts: the items as the kernels see them, and whether the
+/// caller's keys are 16-bit (widened into 32-bit patterns around the sort).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SortShape {
+    pub kind: ItemKind,
+    pub narrow: bool,
+}
+
+impl SortShape {
+    /// Keys of `key_bytes` (2, 4 or 8) with payloads of `val_bytes` (0, 4, 8).
+    pub fn new(key_bytes: usize, val_bytes: usize) -> Self {
+        SortShape { kind: ItemKind::new(key_bytes.max(4), val_bytes), narrow: key_bytes == 2 }
+    }
+
+    /// The same keys ranked by their positions (stable sorts).
+    pub fn ranked(self) -> Self {
+        SortShape { kind: self.kind.ranked(), ..self }
+    }
+}
+
+/// The bitonic sorts' shapes: no temporary storage, a block tile, global
+/// stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BitonicPlan {
+    pub fused: bool,
+    /// Block sort and fused stages: a tile per block.
+    pub tile: usize,
+    pub block: Shape,
+    /// Threads per block of the global stages.
+    pub stage_threads: u32,
+}
+
+/// How the items are sorted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Algo {
+    /// Fewer than two items: nothing to do.
+    Nothing,
+    MergeSort(MergeSortPlan),
+    Bitonic(BitonicPlan),
+    Paper(PaperPlan),
+}
+
+/// Every decision of one full sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SortPlan {
+    pub n: usize,
+    pub shape: SortShape,
+    /// 16-bit keys: the offset of their widened copy in temporary storage.
+    pub widened: Option<usize>,
+    /// Where the algorithm's own regions start in temporary storage.
+    pub algo_at: usize,
+    pub algo: Algo,
+    pub temp_bytes: usize,
+}
+
+impl SortPlan {
+    /// The plan of a sort of `n` items of `shape` with `opts` on a GPU of
+    /// tuning table `p`. Options the kernels do not support are refused
+    /// here, whatever `n`.
+    pub fn new(opts: &SortOptions, shape: SortShape, n: usize, p: &Policy) -> Result<Self> {
+        opts.validate()?;
+        let kind = shape.kind;
+        let algo = match opts.algorithm {
+            Algorithm::MergeSort => {
+                // Resolved (and so checked) whatever `n`.
+                let plan = MergeSortPlan::new(&opts.merge_sort, kind, n, p)?;
+                if n < 2 { Algo::Nothing } else { Algo::MergeSort(plan) }
+            }
+            _ if n < 2 => Algo::Nothing,
+            Algorithm::Bitonic | Algorithm::BitonicNaive => Algo::Bitonic(BitonicPlan {
+                fused: opts.algorithm == Algorithm::Bitonic,
+                tile: BLOCK_TILE as usize,
+                block: Shape::new(n.div_ceil(BLOCK_TILE as usize) as u32, BLOCK_THREADS)
+                    .with_smem(BLOCK_TILE * kind.item_bytes() as u32),
+                stage_threads: p.bitonic_stage_threads,
+            }),
+            Algorithm::WarpsortPaper => Algo::Paper(PaperPlan::new(&opts.paper, kind, n, p)?),
+        };
+        let algo_bytes = match &algo {
+            Algo::MergeSort(m) => m.temp_bytes,
+            Algo::Paper(pp) => pp.temp_bytes,
+            Algo::Nothing | Algo::Bitonic(_) => 0,
+        };
+        let mut l = Layout::default();
+        let widened = (shape.narrow && n >= 2).then(|| l.region(n * 4));
+        let algo_at = if algo_bytes > 0 { l.region(algo_bytes) } else { l.next() };
+        Ok(SortPlan { n, shape, widened, algo_at, algo, temp_bytes: l.bytes() })
+    }
+
+    /// The most temporary storage this sort needs on any GPU (the tuning
+    /// tables may differ in tiles and windows): what
+    /// [`Gpu::sort_temp_bytes`](crate::Gpu::sort_temp_bytes) answers.
+    pub fn temp_bytes_any_gpu(opts: &SortOptions, shape: SortShape, n: usize) -> usize {
+        policy::ALL.iter().filter_map(|p| SortPlan::new(opts, shape, n, p).ok()).map(|p| p.temp_bytes).max().unwrap_or(0)
+    }
+
+    /// Every kernel this sort launches with a block or shared memory that
+    /// the GPU may refuse, for the check before anything runs.
+    pub fn launches(&self, out: &mut Vec<Launch>) {
+        let kind = self.shape.kind;
+        match &self.algo {
+            Algo::Nothing => {}
+            Algo::MergeSort(m) => m.launches(kind, out),
+            Algo::Bitonic(b) => {
+                out.push((KernelId::new(Family::BlockSort, kind), b.block));
+                out.push((KernelId::new(Family::BitonicFused, kind), b.block));
+            }
+            Algo::Paper(pp) => pp.launches(self.n, kind, out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,269 @@
+//! Plans of the segmented sorts: which kernel sorts each segment (one rule,
+//! `SegmentKernel::for_len` through `config::segment_class`, for rows and
+//! for segments given by offsets), the launch shapes, and the temporary
+//! storage. Segments past a block's tile go to the merge sort, one after
+//! another.
+
+use warpsort_kernels::config::{
+    KEYS_PER_LANE, SEGMENT_CLASS_LONG, SEGMENT_CLASSES, SEGMENT_COUNTERS, WARP_SIZE, WARP_TILE, segment_class,
+    segment_lists_bound, warp_sort_batch,
+};
+
+use super::layout::Layout;
+use super::{Launch, SortPlan, SortShape};
+use crate::error::{Error, Result};
+use crate::launch::{Family, ItemKind, KernelId, Shape};
+use crate::options::{SegmentKernel, SortOptions};
+use crate::policy::Policy;
+
+/// One segmented kernel's launch over `count` segments of `kind` items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SegmentLaunch {
+    pub kernel: SegmentKernel,
+    pub shape: Shape,
+}
+
+impl SegmentLaunch {
+    pub fn new(kernel: SegmentKernel, count: usize, kind: ItemKind, p: &Policy) -> Self {
+        let warps = p.warp_kernel_threads / WARP_SIZE;
+        let shape = match kernel {
+            SegmentKernel::WarpChunks { chunk } => {
+                Shape::covering(count, warps * (WARP_TILE / chunk), i32::MAX as u32).with_block(p.warp_kernel_threads)
+            }
+            SegmentKernel::Warp { keys_per_lane } => {
+                Shape::covering(count, warps * warp_sort_batch(keys_per_lane), i32::MAX as u32)
+                    .with_block(p.warp_kernel_threads)
+            }
+            SegmentKernel::Block { tile } => Shape::new(count.min(i32::MAX as usize) as u32, tile / KEYS_PER_LANE)
+                .with_smem(tile * kind.item_bytes() as u32),
+        };
+        SegmentLaunch { kernel, shape }
+    }
+
+    pub fn id(&self, kind: ItemKind) -> KernelId {
+        match self.kernel {
+            SegmentKernel::WarpChunks { .. } => KernelId::new(Family::SegmentedChunks, kind),
+            SegmentKernel::Warp { keys_per_lane } => {
+                KernelId::with_width(Family::SegmentedWarp, WARP_SIZE * keys_per_lane, kind)
+            }
+            SegmentKernel::Block { .. } => KernelId::new(Family::SegmentedBlock, kind),
+        }
+    }
+}
+
+/// How rows are sorted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowsSort {
+    /// Rows of 0 or 1 items (or fewer than two items in all).
+    Nothing,
+    /// One launch of a segmented kernel.
+    Kernel(SegmentLaunch),
+    /// Rows past a block's tile: the merge sort, row after row (`last` for
+    /// a shorter last row), in storage at `at`.
+    Long { full: SortPlan, last: Option<SortPlan>, at: usize },
+}
+
+/// Every decision of a sort of equal rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RowsPlan {
+    pub n: usize,
+    /// The rows' length (the last may be shorter).
+    pub len: usize,
+    pub shape: SortShape,
+    /// 16-bit keys: the offset of their widened copy.
+    pub widened: Option<usize>,
+    pub sort: RowsSort,
+    pub temp_bytes: usize,
+}
+
+impl RowsPlan {
+    /// Rows of `len` items (`BadSegment` for 0), by the kernel their length
+    /// needs, or by `kernel` when given (`BadSegment` when it cannot sort
+    /// them). `opts` chooses the order (elsewhere) and the long rows' merge
+    /// sort's parameters.
+    pub fn new(
+        opts: &SortOptions,
+        shape: SortShape,
+        n: usize,
+        len: usize,
+        kernel: Option<SegmentKernel>,
+        p: &Policy,
+    ) -> Result<Self> {
+        if len == 0 {
+            return Err(Error::BadSegment { len, max: usize::MAX });
+        }
+        let rows = n.div_ceil(len);
+        let longest = len.min(n);
+        let sort = match kernel {
+            Some(k) if !k.fits(len) => return Err(Error::BadSegment { len, max: k.capacity() }),
+            _ if longest < 2 => RowsSort::Nothing,
+            Some(k) => RowsSort::Kernel(SegmentLaunch::new(k, rows, shape.kind, p)),
+            None => match SegmentKernel::for_class(segment_class(longest.min(u32::MAX as usize) as u32)) {
+                Some(k) => RowsSort::Kernel(SegmentLaunch::new(k, rows, shape.kind, p)),
+                None => {
+                    let inner = SortShape { narrow: false, ..shape };
+                    let full = SortPlan::new(opts, inner, longest, p)?;
+                    let tail = n % len;
+                    let last = (n > len && tail > 0).then(|| SortPlan::new(opts, inner, tail, p)).transpose()?;
+                    RowsSort::Long { full, last, at: 0 }
+                }
+            },
+        };
+        let mut l = Layout::default();
+        let widened = (shape.narrow && !matches!(sort, RowsSort::Nothing)).then(|| l.region(n * 4));
+        let sort = match sort {
+            RowsSort::Long { full, last, .. } => RowsSort::Long { full, last, at: l.region(full.temp_bytes) },
+            s => s,
+        };
+        Ok(RowsPlan { n, len, shape, widened, sort, temp_bytes: l.bytes() })
+    }
+
+    pub fn launches(&self, out: &mut Vec<Launch>) {
+        match &self.sort {
+            RowsSort::Nothing => {}
+            RowsSort::Kernel(k) => out.push((k.id(self.shape.kind), k.shape)),
+            RowsSort::Long { full, .. } => full.launches(out),
+        }
+    }
+}
+
+/// Every decision of a sort of segments given by offsets that can be made
+/// before the offsets are read: the storage for the counts and the lists.
+/// What each class needs comes with the counts ([`OffsetsLaunches`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OffsetsPlan {
+    pub n: usize,
+    pub segments: usize,
+    pub shape: SortShape,
+    pub widened: Option<usize>,
+    /// `SEGMENT_COUNTERS` words: the check's result and the class counts.
+    pub counters: usize,
+    /// The lists of every class, `room` entries.
+    pub lists: usize,
+    pub room: usize,
+    pub temp_bytes: usize,
+}
+
+impl OffsetsPlan {
+    pub fn new(shape: SortShape, n: usize, segments: usize) -> Self {
+        let room = segment_lists_bound(n as u64, segments as u64) as usize;
+        let mut l = Layout::default();
+        let widened = (shape.narrow && n > 0).then(|| l.region(n * 4));
+        let counters = l.region(SEGMENT_COUNTERS * 4);
+        let lists = l.region(room * 8);
+        OffsetsPlan { n, segments, shape, widened, counters, lists, room, temp_bytes: l.bytes() }
+    }
+
+    /// The storage of the check alone ([`crate::Gpu::check_segments`]).
+    pub fn counters_only() -> usize {
+        SEGMENT_COUNTERS * 4
+    }
+}
+
+/// What the counts of a sort of segments given by offsets call for: a launch
+/// per class present, and the long segments' merge sorts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct OffsetsLaunches {
+    /// `(launch, first entry of the class's list, count)` per class present.
+    pub classes: Vec<(SegmentLaunch, usize, usize)>,
+    /// The first entry of the long class's list and its count.
+    pub long: (usize, usize),
+}
+
+impl OffsetsLaunches {
+    pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, p: &Policy) -> Self {
+        let mut classes = Vec::new();
+        let mut start = 0;
+        for (c, &count) in counts.iter().enumerate().skip(1) {
+            if count > 0
+                && let Some(k) = SegmentKernel::for_class(c as u32)
+            {
+                classes.push((SegmentLaunch::new(k, count, kind, p), start, count));
+            }
+            if c == SEGMENT_CLASS_LONG as usize {
+                return OffsetsLaunches { classes, long: (start, count) };
+            }
+            start += count;
+        }
+        unreachable!("the long class is the last")
+    }
+
+    pub fn launches(&self, kind: ItemKind, out: &mut Vec<Launch>) {
+        out.extend(self.classes.iter().map(|(k, _, _)| (k.id(kind), k.shape)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::HOPPER;
+
+    #[test]
+    fn one_rule_for_rows_and_offsets() {
+        let shape = SortShape::new(4, 0);
+        let o = SortOptions::default();
+        for (len, want) in [
+            (2, SegmentKernel::WarpChunks { chunk: 8 }),
+            (33, SegmentKernel::WarpChunks { chunk: 64 }),
+            (256, SegmentKernel::WarpChunks { chunk: 256 }),
+            (257, SegmentKernel::Warp { keys_per_lane: 16 }),
+            (512, SegmentKernel::Warp { keys_per_lane: 16 }),
+            (513, SegmentKernel::Block { tile: 1024 }),
+            (8192, SegmentKernel::Block { tile: 8192 }),
+        ] {
+            assert_eq!(SegmentKernel::for_len(len).unwrap(), want, "len {len}");
+            let plan = RowsPlan::new(&o, shape, 100 * len, len, None, &HOPPER).unwrap();
+            assert!(matches!(plan.sort, RowsSort::Kernel(k) if k.kernel == want), "rows of {len}: {plan:?}");
+            let class = segment_class(len as u32);
+            assert_eq!(SegmentKernel::for_class(class), Some(want));
+            assert!(want.capacity() >= len && warpsort_kernels::config::segment_class_capacity(class) as usize >= len);
+        }
+        assert!(matches!(RowsPlan::new(&o, shape, 5, 1, None, &HOPPER).unwrap().sort, RowsSort::Nothing));
+        assert!(matches!(RowsPlan::new(&o, shape, 0, 10, None, &HOPPER).unwrap().sort, RowsSort::Nothing));
+        assert!(matches!(RowsPlan::new(&o, shape, 10, 0, None, &HOPPER), Err(Error::BadSegment { len: 0, .. })));
+    }
+
+    #[test]
+    fn long_rows_take_the_merge_sort() {
+        let (o, shape) = (SortOptions::default(), SortShape::new(4, 4));
+        let plan = RowsPlan::new(&o, shape, 3 * 10_000 + 9000, 10_000, None, &HOPPER).unwrap();
+        let RowsSort::Long { full, last: Some(last), at } = plan.sort else { panic!("{plan:?}") };
+        assert_eq!((full.n, last.n, at), (10_000, 9000, 0));
+        assert_eq!(plan.temp_bytes, full.temp_bytes);
+        assert!(last.temp_bytes <= full.temp_bytes);
+        // One row longer than the keys: the whole array, one merge sort.
+        let one = RowsPlan::new(&o, shape, 20_000, usize::MAX, None, &HOPPER).unwrap();
+        assert!(matches!(one.sort, RowsSort::Long { full, last: None, .. } if full.n == 20_000));
+    }
+
+    #[test]
+    fn explicit_kernels_must_fit() {
+        let (o, shape) = (SortOptions::default(), SortShape::new(4, 0));
+        let warp1 = SegmentKernel::Warp { keys_per_lane: 1 };
+        assert!(RowsPlan::new(&o, shape, 1000, 32, Some(warp1), &HOPPER).is_ok());
+        assert!(matches!(RowsPlan::new(&o, shape, 1000, 33, Some(warp1), &HOPPER), Err(Error::BadSegment { len: 33, .. })));
+        let bad_chunk = SegmentKernel::WarpChunks { chunk: 96 };
+        assert!(RowsPlan::new(&o, shape, 1000, 100, Some(bad_chunk), &HOPPER).is_err());
+        assert!(RowsPlan::new(&o, shape, 1000, 4, Some(SegmentKernel::WarpChunks { chunk: 4 }), &HOPPER).is_err());
+    }
+
+    #[test]
+    fn offsets_launch_a_kernel_per_class_present() {
+        let mut counts = [0usize; SEGMENT_CLASSES];
+        counts[1] = 5; // up to 8 items
+        counts[7] = 2; // up to 512
+        counts[11] = 1; // up to 8192
+        counts[SEGMENT_CLASS_LONG as usize] = 3;
+        let l = OffsetsLaunches::new(&counts, ItemKind::U32, &HOPPER);
+        let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
+        assert_eq!(
+            kernels,
+            [
+                (SegmentKernel::WarpChunks { chunk: 8 }, 0, 5),
+                (SegmentKernel::Warp { keys_per_lane: 16 }, 5, 2),
+                (SegmentKernel::Block { tile: 8192 }, 7, 1)
+            ]
+        );
+        assert_eq!(l.long, (8, 3));
+    }
+}

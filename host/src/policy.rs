@@ -1,0 +1,110 @@
+//! Tuning policy: the launch choices no kernel depends on, one table per
+//! device class, apart from the algorithms (as CUB keeps its tuning headers
+//! apart from its agents). The plan (`plan`) reads a table to fill in every
+//! parameter a caller left at zero; the measurements behind the numbers are
+//! in `docs/PERFORMANCE.md`, not here.
+
+/// One device class's launch choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Policy {
+    /// Which GPUs this table is for, for reports.
+    pub name: &'static str,
+    /// The merge sort's step-1 tile for items of up to 8 bytes.
+    pub tile: usize,
+    /// The step-1 tile for 4-byte items in sorts of at least
+    /// `large_tile_min_tiles` such tiles (one merge pass fewer).
+    pub tile_large: usize,
+    /// See `tile_large`: below this many large tiles (about one per SM),
+    /// step 1 keeps `tile` to fill the GPU with blocks.
+    pub large_tile_min_tiles: usize,
+    /// The step-1 tile for 16-byte items.
+    pub tile_wide: usize,
+    /// Block merge: outputs per thread for 4- and 16-byte items.
+    pub block_merge_outputs: u32,
+    /// Block merge: outputs per thread for 8-byte items.
+    pub block_merge_outputs_8: u32,
+    /// Block merge: threads per block.
+    pub merge_threads: u32,
+    /// Sorts of at most this many items are small: their block merges run
+    /// `merge_threads_small` threads and only their partitions overlap.
+    pub small_sort_items: usize,
+    /// Block merge: threads per block in small sorts.
+    pub merge_threads_small: u32,
+    /// Warp bitonic merge: outputs per lane, key-only sorts.
+    pub warp_merge_outputs: u32,
+    /// Warp bitonic merge: outputs per lane, key-value sorts.
+    pub warp_merge_outputs_pairs: u32,
+    /// Sorts of more bytes of items than this launch their merge passes
+    /// without overlap (programmatic dependent launch, sm_90 on).
+    pub overlap_max_bytes: usize,
+    /// Threads per block of the merge-path partitions (one search each).
+    pub partition_threads: u32,
+    /// Threads per block of kernels that run one job per warp.
+    pub warp_kernel_threads: u32,
+    /// Threads per block of element-wise kernels.
+    pub elementwise_threads: u32,
+    /// Grid cap of element-wise kernels (they stride over the rest).
+    pub elementwise_max_blocks: u32,
+    /// Grid cap of the checks (each block adds its counts atomically).
+    pub check_max_blocks: u32,
+    /// Threads per block of the global bitonic stages.
+    pub bitonic_stage_threads: u32,
+    /// Threads per block of the paper's merge kernels.
+    pub paper_threads: u32,
+}
+
+/// Hopper (sm_90: H100, H200), tuned on an H200 with `warpsort bench
+/// --suite tune` and the launch-rule runs of `docs/runs/`.
+pub(crate) const HOPPER: Policy = Policy {
+    name: "sm_90 (tuned on an H200)",
+    tile: 8192,
+    tile_large: 16384,
+    large_tile_min_tiles: 128,
+    tile_wide: 4096,
+    block_merge_outputs: 16,
+    block_merge_outputs_8: 8,
+    merge_threads: 128,
+    small_sort_items: 1 << 20,
+    merge_threads_small: 64,
+    warp_merge_outputs: 8,
+    warp_merge_outputs_pairs: 4,
+    overlap_max_bytes: 32 << 20,
+    partition_threads: 32,
+    warp_kernel_threads: 256,
+    elementwise_threads: 256,
+    elementwise_max_blocks: 65_535,
+    check_max_blocks: 8192,
+    bitonic_stage_threads: 256,
+    paper_threads: 128,
+};
+
+/// Every GPU before Hopper (sm_70 to sm_89). Not tuned on any of them yet:
+/// Hopper's numbers, which fit their shared memory and registers (a tile of
+/// 16384 4-byte items takes 64 KB of the 96 KB or more a block may use from
+/// Volta on).
+pub(crate) const PRE_HOPPER: Policy = Policy { name: "sm_70 to sm_89 (Hopper's table, untuned)", ..HOPPER };
+
+/// Every table, for the properties that must hold whatever the GPU.
+pub(crate) const ALL: [&Policy; 2] = [&HOPPER, &PRE_HOPPER];
+
+/// The table for a GPU of compute capability `major.minor`.
+///
+/// ```ignore
+/// assert_eq!(for_device((9, 0)).name, HOPPER.name);
+/// ```
+pub(crate) fn for_device((major, _minor): (i32, i32)) -> &'static Policy {
+    if major >= 9 { &HOPPER } else { &PRE_HOPPER }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_gpu_has_a_table() {
+        assert_eq!(for_device((9, 0)), &HOPPER);
+        assert_eq!(for_device((10, 0)), &HOPPER);
+        assert_eq!(for_device((8, 0)), &PRE_HOPPER);
+        assert_eq!(for_device((7, 0)), &PRE_HOPPER);
+    }
+}

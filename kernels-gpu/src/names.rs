@@ -1,0 +1,125 @@
+//! Every kernel family's name, defined once: the device exports its kernels
+//! as `{family}{width}_{items}` (e.g. `block_merge16_u32_u64`: the block
+//! merge of 16 outputs a thread over `u32` keys with `u64` payloads), and the
+//! host looks them up by the same constants.
+//!
+//! A family's name is written in exactly one place, the arm of
+//! [`kernel_name!`]; the device's `export_name`s and the constants below are
+//! made from it. The width is the family's own parameter (windows, keys per
+//! lane, stages; absent for most families), and `{items}` the key and payload
+//! widths (`u32`, `u32_u64`, `u64_rank`, ...; absent for kernels that sort no
+//! items).
+//!
+//! ```
+//! use warpsort_kernels::names;
+//! assert_eq!(names::BLOCK_MERGE, "block_merge");
+//! assert_eq!(concat!(warpsort_kernels::kernel_name!(block_merge), 16, "_u32"), "block_merge16_u32");
+//! ```
+
+/// The name of a kernel family, as a literal (for `export_name` and `concat!`).
+#[macro_export]
+macro_rules! kernel_name {
+    (block_sort) => { "block_sort" };
+    (bitonic_fused) => { "bitonic_fused" };
+    (bitonic_stage) => { "bitonic_stage" };
+    (bitonic_hc) => { "bitonic_hc" };
+    (bitonic_flip) => { "bitonic_flip" };
+    (merge_tile_sort) => { "merge_tile_sort" };
+    (merge_partition) => { "merge_partition" };
+    (block_merge) => { "block_merge" };
+    (merge_pass) => { "merge_pass" };
+    (segmented_chunks) => { "segmented_chunks" };
+    (segmented_warp) => { "segmented_warp" };
+    (segmented_block) => { "segmented_block" };
+    (segment_classes_count) => { "segment_classes_count" };
+    (segment_classes_list) => { "segment_classes_list" };
+    (segment_boundaries) => { "segment_boundaries" };
+    (paper_merge) => { "paper_merge" };
+    (paper_final) => { "paper_final" };
+    (paper_sample) => { "paper_sample" };
+    (paper_split) => { "paper_split" };
+    (paper_group_starts) => { "paper_group_starts" };
+    (verify) => { "verify" };
+    (map_keys) => { "map_keys" };
+    (convert_keys_u16) => { "convert_keys_u16" };
+    (iota) => { "iota" };
+    (iota_rows) => { "iota_rows" };
+    (gather) => { "gather" };
+    (probe_shfl) => { "probe_shfl" };
+    (probe_vote) => { "probe_vote" };
+    (probe_reduce_scan) => { "probe_reduce_scan" };
+    (probe_compact) => { "probe_compact" };
+    (probe_cmpx) => { "probe_cmpx" };
+}
+
+/// Declares the constant of each family named by [`kernel_name!`].
+macro_rules! names {
+    ($($(#[$doc:meta])* $c:ident = $family:ident;)*) => {
+        $( $(#[$doc])* pub const $c: &str = kernel_name!($family); )*
+    };
+}
+
+names! {
+    /// Block bitonic sort of segments (GPU-Warpsort's step 1 with `TileSort::BlockBitonic`, the paper's step 1).
+    BLOCK_SORT = block_sort;
+    /// The fused bitonic sort's shared-memory half-cleaners.
+    BITONIC_FUSED = bitonic_fused;
+    /// One global bitonic stage.
+    BITONIC_STAGE = bitonic_stage;
+    /// Several global half-cleaners in one pass (width: how many).
+    BITONIC_HC = bitonic_hc;
+    /// A flip and the half-cleaners after it in one pass (width: how many stages).
+    BITONIC_FLIP = bitonic_flip;
+    /// Step 1 by warp sorts and block merges.
+    MERGE_TILE_SORT = merge_tile_sort;
+    /// A merge pass's merge-path partition.
+    MERGE_PARTITION = merge_partition;
+    /// A block-merge pass (width: outputs per thread).
+    BLOCK_MERGE = block_merge;
+    /// A warp bitonic merge pass (width: the window).
+    MERGE_PASS = merge_pass;
+    /// Segments of up to 256 items, several per warp.
+    SEGMENTED_CHUNKS = segmented_chunks;
+    /// Segments sorted a warp each (width: the warp's items).
+    SEGMENTED_WARP = segmented_warp;
+    /// Segments sorted a block each.
+    SEGMENTED_BLOCK = segmented_block;
+    /// Offsets checked and their segments counted by size class.
+    SEGMENT_CLASSES_COUNT = segment_classes_count;
+    /// The segments of each size class listed.
+    SEGMENT_CLASSES_LIST = segment_classes_list;
+    /// Descents across segment boundaries (the segmented check).
+    SEGMENT_BOUNDARIES = segment_boundaries;
+    /// The paper's step-2 merge pass (width: the buffer `t`).
+    PAPER_MERGE = paper_merge;
+    /// The paper's step-4 merge level (width: the buffer `t`).
+    PAPER_FINAL = paper_final;
+    /// The paper's step-3 random samples.
+    PAPER_SAMPLE = paper_sample;
+    /// The paper's step-3 split at the splitters.
+    PAPER_SPLIT = paper_split;
+    /// The paper's step-4 piece starts and group offsets.
+    PAPER_GROUP_STARTS = paper_group_starts;
+    /// Sortedness and fingerprint of an array (the GPU check).
+    VERIFY = verify;
+    /// Keys onto or back from their ordered patterns.
+    MAP_KEYS = map_keys;
+    /// 16-bit keys widened into, or narrowed back from, 32-bit patterns.
+    CONVERT_KEYS_U16 = convert_keys_u16;
+    /// `0, 1, ..., n - 1`.
+    IOTA = iota;
+    /// Each item's position in its row, `i % row`.
+    IOTA_ROWS = iota_rows;
+    /// `dst[i] = src[idx[i]]`.
+    GATHER = gather;
+    /// Test probe: one shuffle.
+    PROBE_SHFL = probe_shfl;
+    /// Test probe: the votes.
+    PROBE_VOTE = probe_vote;
+    /// Test probe: reductions and scans.
+    PROBE_REDUCE_SCAN = probe_reduce_scan;
+    /// Test probe: ballot compaction.
+    PROBE_COMPACT = probe_compact;
+    /// Test probe: compare-exchange across lanes.
+    PROBE_CMPX = probe_cmpx;
+}
