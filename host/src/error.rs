@@ -8,6 +8,7 @@ use cudarc::driver::sys::CUresult;
 
 /// What went wrong, with what to do about it.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// `libcuda` could not be loaded: no NVIDIA driver on this machine.
     NoDriver,

@@ -4,6 +4,8 @@
 //! parameter a caller left at zero; the measurements behind the numbers are
 //! in `docs/PERFORMANCE.md`, not here.
 
+use crate::launch::Shape;
+
 /// One device class's launch choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Policy {
@@ -51,6 +53,13 @@ pub(crate) struct Policy {
     pub bitonic_stage_threads: u32,
     /// Threads per block of the paper's merge kernels.
     pub paper_threads: u32,
+}
+
+impl Policy {
+    /// An element-wise kernel's launch over `work` items.
+    pub fn elementwise(&self, work: usize) -> Shape {
+        Shape::covering(work, self.elementwise_threads, self.elementwise_max_blocks)
+    }
 }
 
 /// Hopper (sm_90: H100, H200), tuned on an H200 with `warpsort bench

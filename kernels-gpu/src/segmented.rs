@@ -362,6 +362,30 @@ pub unsafe extern "ptx-kernel" fn segment_boundaries_u64(
     unsafe { boundary_descents(keys, n, off, count, seg, mode, across) }
 }
 
+/// Defines a segmented kernel: parameters `(keys, vals, lists, count, n,
+/// len)` (the items and their [`Bounds`]) and `args`, running
+/// `call(items, bounds, args...)`.
+macro_rules! segmented_kernel {
+    ($export:expr, $(#[$m:meta])* fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) => $call:expr) => {
+        $(#[$m])*
+        #[unsafe(export_name = $export)]
+        pub unsafe extern "ptx-kernel" fn $f(
+            keys: *mut $K,
+            vals: *mut $V,
+            lists: *const u64,
+            count: u64,
+            n: u64,
+            len: u64,
+            $($arg: $t),*
+        ) {
+            let bounds = Bounds::new(lists, count, n, len);
+            // SAFETY: the host passes the arrays, and segments the kernel
+            // sorts (its plan chose the kernel by their length).
+            unsafe { $call(Items { keys, vals }, bounds, $($arg),*) }
+        }
+    };
+}
+
 /// The segmented kernels of one item type: the chunk kernel, a warp kernel
 /// per width (every width of `config::warp_sort_widths!`, or the entries
 /// given after `;`) and the block kernel.
@@ -379,56 +403,26 @@ macro_rules! entries {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
         pub mod $sfx {
             use super::*;
-            /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
-            #[unsafe(export_name = concat!(crate::kernel_name!(segmented_chunks), "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn chunks(
-                keys: *mut $K,
-                vals: *mut $V,
-                lists: *const u64,
-                count: u64,
-                n: u64,
-                len: u64,
-                chunk: u32,
-            ) {
-                let bounds = Bounds::new(lists, count, n, len);
-                // SAFETY: the host passes the arrays and segments of at most `chunk` items.
-                unsafe { sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }>(Items { keys, vals }, bounds, chunk) }
-            }
+            segmented_kernel!(
+                concat!(crate::kernel_name!(segmented_chunks), "_", stringify!($sfx)),
+                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
+                fn chunks<$K, $V>(chunk: u32) => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }>
+            );
             macro_rules! warp {
                 ($k:literal, $w:literal) => {
-                    /// Segments of up to `32 * k` items, a warp each.
-                    #[unsafe(export_name = concat!(crate::kernel_name!(segmented_warp), $w, "_", stringify!($sfx)))]
-                    pub unsafe extern "ptx-kernel" fn k(
-                        keys: *mut $K,
-                        vals: *mut $V,
-                        lists: *const u64,
-                        count: u64,
-                        n: u64,
-                        len: u64,
-                    ) {
-                        let bounds = Bounds::new(lists, count, n, len);
-                        // SAFETY: the host passes the arrays and segments of at most `32 * k` items.
-                        unsafe {
-                            sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }>(Items { keys, vals }, bounds)
-                        }
-                    }
+                    segmented_kernel!(
+                        concat!(crate::kernel_name!(segmented_warp), $w, "_", stringify!($sfx)),
+                        /// Segments of up to `32 * k` items, a warp each.
+                        fn k<$K, $V>() => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }>
+                    );
                 };
             }
             entries!(@warps $($widths)*);
-            /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each.
-            #[unsafe(export_name = concat!(crate::kernel_name!(segmented_block), "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn block(
-                keys: *mut $K,
-                vals: *mut $V,
-                lists: *const u64,
-                count: u64,
-                n: u64,
-                len: u64,
-            ) {
-                let bounds = Bounds::new(lists, count, n, len);
-                // SAFETY: as above, with a tile of shared memory.
-                unsafe { sort_blocks::<$K, $V>(Items { keys, vals }, bounds) }
-            }
+            segmented_kernel!(
+                concat!(crate::kernel_name!(segmented_block), "_", stringify!($sfx)),
+                /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each.
+                fn block<$K, $V>() => sort_blocks::<$K, $V>
+            );
         }
     };
 }

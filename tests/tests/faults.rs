@@ -41,7 +41,7 @@ fn no_driver_is_typed_and_only_without_a_driver() {
             assert!(m.contains("Install the NVIDIA driver"), "{m}");
             // Every way of opening a GPU says the same, none panics.
             assert!(matches!(Gpu::with_device(1), Err(Error::NoDriver)));
-            assert!(matches!(Gpu::with_ptx(0, warpsort::PTX_SM70), Err(Error::NoDriver)));
+            assert!(matches!(Gpu::with_ptx(0, EMPTY_PTX), Err(Error::NoDriver)));
         }
         // A driver without a usable GPU (e.g. a CPU machine with the driver installed).
         Err(Error::NoDevice) => assert!(driver),
@@ -321,10 +321,8 @@ fn bad_input_is_refused_untouched() {
         r => panic!("segments of {len}: expected BadSegment, got {r:?}"),
     };
     bad_segment(g.sort_segments(&mut k, 0, Order::Ascending), 0);
-    bad_segment(g.sort_segments(&mut k, 8193, Order::Ascending), 8193);
-    bad_segment(g.sort_segments(&mut k, usize::MAX, Order::Descending), usize::MAX);
     let mut full_v = g.stream().clone_htod(&vals).unwrap();
-    bad_segment(g.sort_segments_pairs(&mut k, &mut full_v, 100_000, Order::Ascending), 100_000);
+    bad_segment(g.sort_segments_pairs(&mut k, &mut full_v, 0, Order::Ascending), 0);
     bad_segment(g.sort_segments_with(&mut k, 33, Order::Ascending, SegmentKernel::Warp { keys_per_lane: 1 }), 33);
     bad_segment(g.sort_segments_with(&mut k, 100, Order::Ascending, SegmentKernel::WarpChunks { chunk: 96 }), 100);
     bad_segment(g.sort_segments_with(&mut k, 600, Order::Ascending, SegmentKernel::Block { tile: 600 }), 600);
@@ -333,4 +331,13 @@ fn bad_input_is_refused_untouched() {
     assert_eq!(g.stream().clone_dtoh(&k).unwrap(), keys, "keys unchanged");
     assert_eq!(g.stream().clone_dtoh(&v).unwrap(), vals[..n - 1], "values unchanged");
     assert_eq!(g.stream().clone_dtoh(&full_v).unwrap(), vals, "values unchanged");
+
+    // Rows of any length sort: past a block's tile (and past the keys: one row) by the merge sort.
+    for len in [8193, 100_000, usize::MAX] {
+        let mut d = g.stream().clone_htod(&keys).unwrap();
+        g.sort_segments(&mut d, len, Order::Descending).unwrap();
+        let mut want = keys.clone();
+        want.sort_unstable_by(|a, b| b.cmp(a));
+        assert_eq!(g.stream().clone_dtoh(&d).unwrap(), want, "one row of {len}");
+    }
 }

@@ -131,7 +131,7 @@ impl Gpu {
             Segments::Rows(0) => return Err(Error::BadSegment { len: 0, max: usize::MAX }),
             Segments::Rows(len) => (0, n.div_ceil(len), len),
             Segments::Offsets(o) => {
-                if o.len() == 0 {
+                if o.is_empty() {
                     return Err(Error::BadOffsets { problem: "the offsets array is empty (no segments at all is [0])".into() });
                 }
                 if n > u32::MAX as usize {

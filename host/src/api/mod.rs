@@ -20,6 +20,8 @@ use std::mem::size_of;
 use cudarc::driver::{DevicePtr, DevicePtrMut, SyncOnDrop};
 
 use crate::error::{Error, Result};
+use crate::options::SortOptions;
+use sort::STABLE_MAX_LEN;
 use crate::gpu::Gpu;
 use crate::key::{Payload, SortKey};
 use crate::launch::{DevPtr, Items};
@@ -60,6 +62,42 @@ pub(crate) fn items<K: SortKey>(keys: DevPtr, vals: DevPtr, val_bytes: usize, n:
 /// Key-value operations take one value per key.
 pub(crate) fn same_len(keys: usize, values: usize) -> Result<()> {
     if keys == values { Ok(()) } else { Err(Error::LengthMismatch { keys, values }) }
+}
+
+/// A key-value operation's buffers, checked (one value per key, a stable
+/// sort within the ranks' limit, both in this GPU's context), as items.
+pub(crate) struct Pairs<'a> {
+    pub items: Items,
+    pub shape: SortShape,
+    pub val_bytes: usize,
+    /// `K::MODE` and the order: how the keys map onto ordered patterns.
+    pub mode: u32,
+    _guards: [SyncOnDrop<'a>; 2],
+}
+
+impl Gpu {
+    pub(crate) fn pairs<'a, K: SortKey, V: Payload>(
+        &'a self,
+        keys: &'a mut impl DevicePtrMut<K>,
+        vals: &'a mut impl DevicePtrMut<V>,
+        opts: &SortOptions,
+    ) -> Result<Pairs<'a>> {
+        let n = keys.len();
+        same_len(n, vals.len())?;
+        if opts.stable && n > STABLE_MAX_LEN {
+            return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
+        }
+        let (k, kg) = self.addr_mut(keys, "keys")?;
+        let (v, vg) = self.addr_mut(vals, "values")?;
+        let vb = val_bytes::<V>();
+        Ok(Pairs {
+            items: items::<K>(k, v, vb, n),
+            shape: shape::<K>(vb),
+            val_bytes: vb,
+            mode: K::MODE | opts.order.mode(),
+            _guards: [kg, vg],
+        })
+    }
 }
 
 /// The bytes of a payload type.

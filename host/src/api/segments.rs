@@ -7,7 +7,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use super::{items, same_len, shape, val_bytes};
+use super::{items, shape};
 use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
 use crate::gpu::Gpu;
@@ -303,16 +303,8 @@ impl Gpu {
         cut: Cut,
         opts: &SortOptions,
     ) -> Result<()> {
-        let n = keys.len();
-        same_len(n, vals.len())?;
-        if opts.stable && n > STABLE_MAX_LEN {
-            return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
-        }
-        let (k, _k) = self.addr_mut(keys, "keys")?;
-        let (v, _v) = self.addr_mut(vals, "values")?;
-        let vb = val_bytes::<V>();
-        let mode = K::MODE | opts.order.mode();
-        self.segmented(&items::<K>(k, v, vb, n), shape::<K>(vb), mode, cut, opts, vb, opts.stable)
+        let p = self.pairs(keys, vals, opts)?;
+        self.segmented(&p.items, p.shape, p.mode, cut, opts, p.val_bytes, opts.stable)
     }
 
     fn segmented_argsort<K: SortKey>(

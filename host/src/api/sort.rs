@@ -3,8 +3,8 @@
 
 use cudarc::driver::DevicePtrMut;
 
-use super::{items, same_len, shape, val_bytes};
-use crate::error::{Error, Result};
+use super::{Pairs, items, shape};
+use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::gpu::scratch::Scratch;
 use crate::key::{Payload, SortKey};
@@ -136,18 +136,10 @@ impl Gpu {
         opts: &SortOptions,
         scratch: Option<&mut Scratch>,
     ) -> Result<()> {
-        let n = keys.len();
-        same_len(n, vals.len())?;
-        if opts.stable && n > STABLE_MAX_LEN {
-            return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
-        }
-        let (k, _k) = self.addr_mut(keys, "keys")?;
-        let (v, _v) = self.addr_mut(vals, "values")?;
-        let vb = val_bytes::<V>();
-        let items = items::<K>(k, v, vb, n);
-        let mode = K::MODE | opts.order.mode();
+        let Pairs { items, shape: pairs, val_bytes: vb, mode, .. } = self.pairs(keys, vals, opts)?;
+        let n = items.n;
         if !opts.stable {
-            return self.sort_items(&items, shape::<K>(vb), mode, opts, scratch);
+            return self.sort_items(&items, pairs, mode, opts, scratch);
         }
         let plan = StablePlan::new(n, vb, SortPlan::new(opts, shape::<K>(0).ranked(), n, self.policy())?);
         if n < 2 {

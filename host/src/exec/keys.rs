@@ -9,7 +9,7 @@ use warpsort_kernels::ordered::mode;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::families::{ConvertKeys16, MapKeys};
-use crate::launch::{DevPtr, ItemKind, Items, Shape};
+use crate::launch::{DevPtr, ItemKind, Items};
 
 impl Gpu {
     /// Maps `items`' keys onto (or, with `mode::DECODE`, back from) their
@@ -18,10 +18,8 @@ impl Gpu {
         if m & !mode::DECODE == 0 || items.n == 0 {
             return Ok(());
         }
-        let p = self.policy();
         let word = items.kind.keys_only();
-        let shape = Shape::covering(items.n, p.elementwise_threads, p.elementwise_max_blocks);
-        self.launch(&MapKeys { word, keys: items.keys, n: items.n, mode: m }, shape)
+        self.launch(&MapKeys { word, keys: items.keys, n: items.n, mode: m }, self.policy().elementwise(items.n))
     }
 
     /// Runs `body` on keys mapped to their ordered patterns under `m`, and
@@ -62,9 +60,7 @@ impl Gpu {
     }
 
     fn convert16(&self, narrow: DevPtr, wide: DevPtr, n: usize, m: u32) -> Result<()> {
-        let p = self.policy();
-        let shape = Shape::covering(n, p.elementwise_threads, p.elementwise_max_blocks);
-        self.launch(&ConvertKeys16 { narrow, wide, n, mode: m }, shape)
+        self.launch(&ConvertKeys16 { narrow, wide, n, mode: m }, self.policy().elementwise(n))
     }
 }
 

@@ -13,13 +13,15 @@ pub(crate) mod segmented;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::{DevPtr, Items};
-use crate::plan::{Algo, Launch, SortPlan};
+use crate::plan::{Algo, Launches, SortPlan};
 
 impl Gpu {
-    /// Refuses, before anything runs, launches this GPU cannot make (too
-    /// many threads for a kernel's registers, too much shared memory, a
-    /// kernel missing from the module).
-    pub(crate) fn check_launches(&self, launches: &[Launch]) -> Result<()> {
+    /// Refuses, before anything runs, the launches of `plan` this GPU
+    /// cannot make (too many threads for a kernel's registers, too much
+    /// shared memory, a kernel missing from the module).
+    pub(crate) fn check_plan(&self, plan: &impl Launches) -> Result<()> {
+        let mut launches = Vec::new();
+        plan.launches(&mut launches);
         launches.iter().try_for_each(|&(id, shape)| self.check_launch(id, shape.block, shape.smem))
     }
 
@@ -29,9 +31,7 @@ impl Gpu {
     /// ordered patterns under `mode` (`K::MODE` and the order) around the
     /// sort, and back also when it fails.
     pub(crate) fn run_sort(&self, items: &Items, plan: &SortPlan, mode: u32, temp: DevPtr) -> Result<()> {
-        let mut launches = Vec::new();
-        plan.launches(&mut launches);
-        self.check_launches(&launches)?;
+        self.check_plan(plan)?;
         if plan.algo == Algo::Nothing {
             return Ok(());
         }

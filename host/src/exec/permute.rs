@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::exec::keys::word;
 use crate::gpu::Gpu;
 use crate::launch::families::{Gather, Iota, IotaRows};
-use crate::launch::{DevPtr, ItemKind, Items, Shape};
+use crate::launch::{DevPtr, ItemKind, Items};
 use crate::plan::permute::{ArgsortPlan, StablePlan};
 
 /// Which positions an argsort writes.
@@ -22,27 +22,20 @@ pub(crate) enum Positions {
 impl Gpu {
     /// Writes `0, 1, ..., n - 1` as `word` (`U32` or `U64`) at `out`.
     pub(crate) fn iota(&self, word: ItemKind, out: DevPtr, n: usize) -> Result<()> {
-        let p = self.policy();
-        self.launch(&Iota { word, out, n }, Shape::covering(n, p.elementwise_threads, p.elementwise_max_blocks))
+        self.launch(&Iota { word, out, n }, self.policy().elementwise(n))
     }
 
     /// Writes `positions` as `u32` at `out`.
     fn positions(&self, positions: Positions, out: DevPtr, n: usize) -> Result<()> {
         match positions {
             Positions::Global => self.iota(ItemKind::U32, out, n),
-            Positions::InRows(row) => {
-                let p = self.policy();
-                let shape = Shape::covering(n, p.elementwise_threads, p.elementwise_max_blocks);
-                self.launch(&IotaRows { out, n, row }, shape)
-            }
+            Positions::InRows(row) => self.launch(&IotaRows { out, n, row }, self.policy().elementwise(n)),
         }
     }
 
     /// `dst[i] = src[idx[i]]` for `n` values of `bytes` (4 or 8) bytes.
     pub(crate) fn gather(&self, bytes: usize, src: DevPtr, idx: DevPtr, dst: DevPtr, n: usize) -> Result<()> {
-        let p = self.policy();
-        let shape = Shape::covering(n, p.elementwise_threads, p.elementwise_max_blocks);
-        self.launch(&Gather { word: word(bytes), src, idx, dst, n }, shape)
+        self.launch(&Gather { word: word(bytes), src, idx, dst, n }, self.policy().elementwise(n))
     }
 
     /// The argsort of `keys` (`key_bytes` each, 2 for 16-bit keys; left

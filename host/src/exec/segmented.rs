@@ -8,7 +8,7 @@ use warpsort_kernels::config::{SEGMENT_CLASSES, SEGMENT_COUNTERS, SEGMENT_FIRST,
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::launch::families::{SegmentClassesCount, SegmentClassesList, SegmentedBlock, SegmentedChunks, SegmentedWarp, Segments};
-use crate::launch::{DevPtr, Items, Shape};
+use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
 use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, SegmentLaunch};
 use crate::plan::{SortPlan, SortShape};
@@ -29,9 +29,7 @@ impl Gpu {
     /// Sorts the rows of `items` as `plan` says (keys mapped under `mode`
     /// around it), with `temp` pointing at its storage.
     pub(crate) fn run_rows(&self, items: &Items, plan: &RowsPlan, mode: u32, temp: DevPtr) -> Result<()> {
-        let mut launches = Vec::new();
-        plan.launches(&mut launches);
-        self.check_launches(&launches)?;
+        self.check_plan(plan)?;
         if plan.sort == RowsSort::Nothing {
             return Ok(());
         }
@@ -71,8 +69,7 @@ impl Gpu {
         let mut c = [0u32; SEGMENT_COUNTERS];
         c[0] = u32::MAX;
         self.upload(counters, &c)?;
-        let p = self.policy();
-        let shape = Shape::covering(segments.max(1), p.elementwise_threads, p.elementwise_max_blocks);
+        let shape = self.policy().elementwise(segments.max(1));
         self.launch(&SegmentClassesCount { offsets, segments, counters }, shape)?;
         if let Some((lists, room)) = lists {
             self.launch(&SegmentClassesList { offsets, segments, n, counters, lists, room }, shape)?;
@@ -120,10 +117,8 @@ impl Gpu {
         let inner = SortShape { narrow: false, ..plan.shape };
         let longest = long.iter().map(|l| l.1).max().unwrap_or(0);
         let long_plan = SortPlan::new(opts, inner, longest, p)?;
-        let mut launches = Vec::new();
-        classes.launches(kind, &mut launches);
-        long_plan.launches(&mut launches);
-        self.check_launches(&launches)?;
+        self.check_plan(&classes)?;
+        self.check_plan(&long_plan)?;
         // A nested request: the cached storage holds the lists, so this is a one-off allocation.
         self.with_scratch(None, long_plan.temp_bytes, |long_temp| {
             let body = |items: &Items| {

@@ -1,5 +1,7 @@
 //! Temporary storage as named regions of one allocation.
 
+use crate::launch::ItemKind;
+
 /// Regions laid out one after another, each starting 256-byte aligned.
 ///
 /// ```ignore
@@ -20,6 +22,12 @@ impl Layout {
         self.last = at + bytes;
         self.end = at + bytes;
         at
+    }
+
+    /// Regions for `n` items of `kind`: their keys, then their payloads
+    /// (empty for key-only items).
+    pub fn items(&mut self, n: usize, kind: ItemKind) -> (usize, usize) {
+        (self.region(n * kind.key_bytes()), self.region(n * kind.val_bytes()))
     }
 
     /// Bytes from the start of the storage to the end of the last region.

@@ -166,13 +166,10 @@ impl MergeSortPlan {
             let samples = n.div_ceil(SAMPLE_STRIDE as usize);
             let min_window = window(cfg, kind, 0, p);
             let mut l = Layout::default();
-            let regions = MergeRegions {
-                keys: l.region(n * kind.key_bytes()),
-                vals: l.region(n * kind.val_bytes()),
-                sample_keys: l.region(samples * kind.key_bytes()),
-                sample_vals: l.region(samples * kind.val_bytes()),
-                parts: l.region((n.div_ceil(min_window) + 1) * 8),
-            };
+            let (keys, vals) = l.items(n, kind);
+            let (sample_keys, sample_vals) = l.items(samples, kind);
+            let parts = l.region((n.div_ceil(min_window) + 1) * 8);
+            let regions = MergeRegions { keys, vals, sample_keys, sample_vals, parts };
             (regions, l.bytes())
         };
         Ok(MergeSortPlan {

@@ -24,6 +24,13 @@ use paper::PaperPlan;
 /// A kernel a plan launches and the shape it launches it with.
 pub(crate) type Launch = (KernelId, Shape);
 
+/// A plan that knows its launches, for the check before anything runs.
+pub(crate) trait Launches {
+    /// Every kernel the plan launches with a block or shared memory that
+    /// the GPU may refuse.
+    fn launches(&self, out: &mut Vec<Launch>);
+}
+
 /// What a sort sorts: the items as the kernels see them, and whether the
 /// caller's keys are 16-bit (widened into 32-bit patterns around the sort).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,9 +127,10 @@ impl SortPlan {
         policy::ALL.iter().filter_map(|p| SortPlan::new(opts, shape, n, p).ok()).map(|p| p.temp_bytes).max().unwrap_or(0)
     }
 
-    /// Every kernel this sort launches with a block or shared memory that
-    /// the GPU may refuse, for the check before anything runs.
-    pub fn launches(&self, out: &mut Vec<Launch>) {
+}
+
+impl Launches for SortPlan {
+    fn launches(&self, out: &mut Vec<Launch>) {
         let kind = self.shape.kind;
         match &self.algo {
             Algo::Nothing => {}

@@ -60,15 +60,12 @@ impl PaperPlan {
         // step up), so storage reserved for `n` items serves every shorter sort.
         let l_room = tiles.min(cfg.sequences());
         let mut l = Layout::default();
-        let regions = PaperRegions {
-            keys: l.region(n * kind.key_bytes()),
-            vals: l.region(n * kind.val_bytes()),
-            sample_keys: l.region(m * kind.key_bytes()),
-            sample_vals: l.region(m * kind.val_bytes()),
-            bounds: l.region((s + 1) * l_room * 8),
-            starts: l.region(s * (l_room + 1) * 8),
-            offsets: l.region(s * 8),
-        };
+        let (keys, vals) = l.items(n, kind);
+        let (sample_keys, sample_vals) = l.items(m, kind);
+        let bounds = l.region((s + 1) * l_room * 8);
+        let starts = l.region(s * (l_room + 1) * 8);
+        let offsets = l.region(s * 8);
+        let regions = PaperRegions { keys, vals, sample_keys, sample_vals, bounds, starts, offsets };
         Ok(PaperPlan {
             buffer: cfg.buffer(),
             groups: s,

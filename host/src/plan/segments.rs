@@ -10,7 +10,7 @@ use warpsort_kernels::config::{
 };
 
 use super::layout::Layout;
-use super::{Launch, SortPlan, SortShape};
+use super::{Launch, Launches, SortPlan, SortShape};
 use crate::error::{Error, Result};
 use crate::launch::{Family, ItemKind, KernelId, Shape};
 use crate::options::{SegmentKernel, SortOptions};
@@ -53,6 +53,7 @@ impl SegmentLaunch {
 
 /// How rows are sorted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[expect(clippy::large_enum_variant, reason = "a plan lives for one call, on the stack")]
 pub(crate) enum RowsSort {
     /// Rows of 0 or 1 items (or fewer than two items in all).
     Nothing,
@@ -118,7 +119,10 @@ impl RowsPlan {
         Ok(RowsPlan { n, len, shape, widened, sort, temp_bytes: l.bytes() })
     }
 
-    pub fn launches(&self, out: &mut Vec<Launch>) {
+}
+
+impl Launches for RowsPlan {
+    fn launches(&self, out: &mut Vec<Launch>) {
         match &self.sort {
             RowsSort::Nothing => {}
             RowsSort::Kernel(k) => out.push((k.id(self.shape.kind), k.shape)),
@@ -168,6 +172,8 @@ pub(crate) struct OffsetsLaunches {
     pub classes: Vec<(SegmentLaunch, usize, usize)>,
     /// The first entry of the long class's list and its count.
     pub long: (usize, usize),
+    /// The items' kind.
+    pub kind: ItemKind,
 }
 
 impl OffsetsLaunches {
@@ -181,15 +187,18 @@ impl OffsetsLaunches {
                 classes.push((SegmentLaunch::new(k, count, kind, p), start, count));
             }
             if c == SEGMENT_CLASS_LONG as usize {
-                return OffsetsLaunches { classes, long: (start, count) };
+                return OffsetsLaunches { classes, long: (start, count), kind };
             }
             start += count;
         }
         unreachable!("the long class is the last")
     }
 
-    pub fn launches(&self, kind: ItemKind, out: &mut Vec<Launch>) {
-        out.extend(self.classes.iter().map(|(k, _, _)| (k.id(kind), k.shape)));
+}
+
+impl Launches for OffsetsLaunches {
+    fn launches(&self, out: &mut Vec<Launch>) {
+        out.extend(self.classes.iter().map(|(k, _, _)| (k.id(self.kind), k.shape)));
     }
 }
 

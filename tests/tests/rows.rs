@@ -1,4 +1,5 @@
-//! Warp sort (one warp per segment of up to 512 keys) against the CPU reference.
+//! Equal rows by every kernel of the segmented family (several rows a warp,
+//! a warp a row, a block a row) against the CPU reference.
 
 use warpsort::Order;
 use warpsort_testkit::{Dist, check_segments, gpu};
@@ -42,7 +43,7 @@ fn every_segment_kernel_on_the_lengths_it_fits() {
     use warpsort_testkit::cpu;
     let Some(g) = gpu() else { return };
     let kernels = [
-        S::WarpChunks { chunk: 1 },
+        S::WarpChunks { chunk: 8 },
         S::WarpChunks { chunk: 32 },
         S::WarpChunks { chunk: 64 },
         S::WarpChunks { chunk: 256 },
