@@ -1,0 +1,205 @@
+//! The CUB harness beside warpsort: a separate executable (built from
+//! `xtask/cub/cub_bench.cu`) run as a child process on the same input, written
+//! to a temporary file of its own. It prints one JSON object a line per
+//! measurement; a harness that cannot run, exits with an error no row
+//! explains, or prints a line that is not such an object is a failure of the
+//! benchmark, reported where it happened and counted at the end.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use serde::Deserialize;
+use warpsort::SortKey;
+use warpsort_testkit::data::Dist;
+
+use super::report::Row;
+use super::{Bench, pair_dtype};
+
+/// How the CUB harness is run: its mode argument (`0`, `1`, `v64`,
+/// `argsort`, `stable`) and how its rows are labelled.
+#[derive(Clone, Copy, Debug)]
+pub struct CubMode {
+    /// The harness's mode argument.
+    pub arg: &'static str,
+    /// The rows' `dtype`.
+    pub dtype: &'static str,
+    /// Whether the rows are key-value sorts.
+    pub pairs: bool,
+    /// Value bytes per key for GB/s (argsort: its `u32` positions).
+    pub val_bytes: usize,
+}
+
+impl CubMode {
+    /// Keys only (`0`), or pairs with `u32` values (`1`).
+    pub fn keys_or_pairs<K: SortKey>(pairs: bool) -> CubMode {
+        let (arg, dtype) = if pairs { ("1", pair_dtype::<K, u32>()) } else { ("0", K::NAME) };
+        CubMode { arg, dtype, pairs, val_bytes: if pairs { 4 } else { 0 } }
+    }
+}
+
+/// One measurement line of the harness (other keys it prints are ignored).
+#[derive(Debug, Deserialize, PartialEq)]
+pub struct CubLine {
+    /// CUB's algorithm (`cub_merge_sort`, `cub_radix_sort`, ...).
+    pub algo: String,
+    /// Median milliseconds.
+    pub ms_median: f64,
+    /// Whether the harness verified the result.
+    pub verified: bool,
+}
+
+/// What one run of the harness gave: its measurements, and what went wrong.
+#[derive(Debug, Default)]
+pub struct CubOutput {
+    /// The parsed lines.
+    pub lines: Vec<CubLine>,
+    /// Failures: lines that did not parse, an exit no row explains.
+    pub problems: Vec<String>,
+}
+
+/// Reads the harness's output: every non-empty line must be a measurement.
+/// A failed exit is explained when a row says it was not verified (the
+/// harness exits 1 then); otherwise it is a problem carrying `stderr`'s end.
+pub fn parse_output(stdout: &str, exited_ok: bool, status: &str, stderr: &str) -> CubOutput {
+    let mut out = CubOutput::default();
+    for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match serde_json::from_str::<CubLine>(line) {
+            Ok(l) => out.lines.push(l),
+            Err(e) => out.problems.push(format!("cub_bench printed an unreadable line ({e}): {line}")),
+        }
+    }
+    let explained = out.lines.iter().any(|l| !l.verified);
+    if !exited_ok && !explained {
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect();
+        out.problems.push(format!("cub_bench failed ({status}): {}", tail.join(" | ")));
+    } else if exited_ok && out.lines.is_empty() && out.problems.is_empty() {
+        out.problems.push("cub_bench printed no measurement".into());
+    }
+    out
+}
+
+/// A temporary file (removed on drop) holding `bytes`.
+fn temp_file(what: &str, bytes: &[u8]) -> Result<tempfile::NamedTempFile, String> {
+    let mut f = tempfile::Builder::new()
+        .prefix(&format!("warpsort-cub-{what}-"))
+        .suffix(".bin")
+        .tempfile()
+        .map_err(|e| format!("cannot create a temporary file for CUB's {what}: {e}"))?;
+    f.write_all(bytes).and_then(|()| f.flush()).map_err(|e| format!("cannot write CUB's {what}: {e}"))?;
+    Ok(f)
+}
+
+/// Runs the harness `exe` on `keys` (bytes of `dtype` keys) in `mode`, cut
+/// into `segments` when given.
+pub fn run_harness(
+    exe: &Path,
+    dtype: &str,
+    mode: &str,
+    reps: usize,
+    keys: &[u8],
+    segments: Option<&[u32]>,
+) -> Result<CubOutput, String> {
+    let input = temp_file("keys", keys)?;
+    let mut cmd = Command::new(exe);
+    cmd.arg(input.path()).arg(dtype).arg(mode).arg(reps.to_string());
+    let seg_file = match segments {
+        Some(seg) => Some(temp_file("segments", bytemuck::cast_slice(seg))?),
+        None => None,
+    };
+    if let Some(f) = &seg_file {
+        cmd.arg(f.path());
+    }
+    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    Ok(parse_output(&text(&out.stdout), out.status.success(), &out.status.to_string(), &text(&out.stderr)))
+}
+
+impl Bench<'_> {
+    /// Runs the CUB harness on the same input and pushes its rows (`tag`
+    /// appended to CUB's algorithm names): keys only, or pairs with `u32` values.
+    pub fn cub_rows<K: SortKey + bytemuck::Pod>(
+        &mut self,
+        suite: &'static str,
+        dist: Dist,
+        pairs: bool,
+        input: &[K],
+        segments: Option<&[u32]>,
+        tag: &str,
+    ) {
+        self.cub_rows_as(suite, dist, CubMode::keys_or_pairs::<K>(pairs), input, segments, tag);
+    }
+
+    /// [`Bench::cub_rows`] in any of the harness's modes. Nothing without `--cub`.
+    pub fn cub_rows_as<K: SortKey + bytemuck::Pod>(
+        &mut self,
+        suite: &'static str,
+        dist: Dist,
+        mode: CubMode,
+        input: &[K],
+        segments: Option<&[u32]>,
+        tag: &str,
+    ) {
+        let Some(exe) = self.opts.cub.clone() else { return };
+        let reps = self.opts.reps().max(10);
+        let out = match run_harness(&exe, K::NAME, mode.arg, reps, bytemuck::cast_slice(input), segments) {
+            Ok(out) => out,
+            Err(e) => CubOutput { lines: Vec::new(), problems: vec![e] },
+        };
+        for line in out.lines {
+            self.report.push(Row {
+                suite,
+                algo: format!("{}{tag}", line.algo),
+                dtype: mode.dtype,
+                pairs: mode.pairs,
+                dist: dist.name(),
+                n: input.len(),
+                ms: line.ms_median,
+                bytes_per_key: 2 * (size_of::<K>() + mode.val_bytes),
+                verified: line.verified,
+            });
+        }
+        for p in out.problems {
+            self.report.fail(format!("{suite} {} {} {}{tag}: {p}", mode.dtype, dist.name(), mode.arg));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = r#"{"algo":"cub_merge_sort","dtype":"u32","pairs":false,"n":16,"segments":0,"reps":10,"ms_median":0.012000,"ms_min":0.011000,"keys_per_s":1.333333e+09,"verified":true}"#;
+
+    #[test]
+    fn reads_the_harness_lines() {
+        let out = parse_output(&format!("{LINE}\n\n{}\n", LINE.replace("merge", "radix")), true, "0", "");
+        assert!(out.problems.is_empty(), "{:?}", out.problems);
+        assert_eq!(out.lines.len(), 2);
+        assert_eq!(out.lines[1], CubLine { algo: "cub_radix_sort".into(), ms_median: 0.012, verified: true });
+    }
+
+    #[test]
+    fn garbage_and_silent_failures_are_problems() {
+        let out = parse_output(&format!("{LINE}\nSegmentation fault\n"), true, "0", "");
+        assert_eq!((out.lines.len(), out.problems.len()), (1, 1));
+        assert!(out.problems[0].contains("Segmentation fault"));
+        let out = parse_output("", false, "exit status: 2", "cub_bench: CUDA error out of memory\n");
+        assert!(out.lines.is_empty() && out.problems[0].contains("out of memory"), "{:?}", out.problems);
+        assert_eq!(parse_output("", true, "0", "").problems.len(), 1, "no rows at all is a failure");
+    }
+
+    #[test]
+    fn an_exit_explained_by_a_wrong_row_is_that_row() {
+        let wrong = LINE.replace("\"verified\":true", "\"verified\":false");
+        let out = parse_output(&wrong, false, "exit status: 1", "not sorted at index 3");
+        assert_eq!(out.lines.len(), 1);
+        assert!(!out.lines[0].verified && out.problems.is_empty());
+    }
+
+    #[test]
+    fn a_missing_harness_is_an_error() {
+        let e = run_harness(Path::new("/nonexistent/cub_bench"), "u32", "0", 1, &[0; 8], Some(&[0, 2])).unwrap_err();
+        assert!(e.contains("cannot run /nonexistent/cub_bench"), "{e}");
+    }
+}

@@ -1,0 +1,68 @@
+//! `warpsort bench`'s options.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+/// A benchmark suite (`--suite`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    /// Device-to-device copy of 2^26 keys: the bandwidth ceiling.
+    Copy,
+    /// Warp and block sorts of 2^26 keys in short segments.
+    Warp,
+    /// Segmented sorts of 2^24 keys (rows and offsets) beside CUB.
+    Segments,
+    /// Full sorts of u32 keys and pairs against n, beside CUB.
+    Sizes,
+    /// Fused against naive (one launch per stage) bitonic sort.
+    Naive,
+    /// Every input distribution at 2^24, beside CUB.
+    Dists,
+    /// Key types, 64-bit payloads, argsort and the stable sort, beside CUB.
+    Types,
+    /// GPU-Warpsort's tile and merge parameters.
+    Tune,
+    /// Time per kernel of GPU-Warpsort and bitonic sort.
+    Steps,
+    /// The paper's experiments (Figs. 11-14) and parameters.
+    Paper,
+    /// Process start-up as a new user sees it: the first call of each operation.
+    Startup,
+}
+
+/// `warpsort bench`: warpsort's algorithms beside NVIDIA CUB, every result
+/// verified, rows printed and written to `results.jsonl`.
+#[derive(Args, Clone, Debug)]
+pub struct BenchArgs {
+    /// Smaller sizes (2^20..2^24) and fewer cases.
+    #[arg(long)]
+    pub quick: bool,
+    /// Timed repetitions per measurement (the median is reported; 0 counts as 1).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub reps: usize,
+    /// The CUB harness binary (built from xtask/cub/cub_bench.cu) to run beside warpsort.
+    #[arg(long, value_name = "PATH")]
+    pub cub: Option<PathBuf>,
+    /// Write results.jsonl into this folder (created when missing).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub out: PathBuf,
+    /// Comma-separated suites to run (default: all).
+    #[arg(long = "suite", value_name = "LIST", value_delimiter = ',')]
+    pub suites: Vec<Suite>,
+    /// Load the kernels from this PTX file instead of the embedded PTX (to compare kernel builds).
+    #[arg(long, value_name = "FILE")]
+    pub ptx: Option<PathBuf>,
+}
+
+impl BenchArgs {
+    /// Whether `suite` is to run.
+    pub fn wants(&self, suite: Suite) -> bool {
+        self.suites.is_empty() || self.suites.contains(&suite)
+    }
+
+    /// Timed repetitions, at least one.
+    pub fn reps(&self) -> usize {
+        self.reps.max(1)
+    }
+}

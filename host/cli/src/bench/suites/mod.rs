@@ -1,0 +1,28 @@
+//! One function per benchmark suite; [`run`] picks it.
+
+mod basic;
+mod paper;
+mod segments;
+mod startup;
+mod steps;
+mod tune;
+mod types;
+
+use super::{Bench, Result, Suite};
+
+/// Runs one suite.
+pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
+    match suite {
+        Suite::Copy => basic::copy(b),
+        Suite::Warp => basic::warp(b),
+        Suite::Segments => segments::segments(b),
+        Suite::Sizes => basic::sizes(b),
+        Suite::Naive => basic::naive(b),
+        Suite::Dists => basic::dists(b),
+        Suite::Types => types::types(b),
+        Suite::Tune => tune::tune(b),
+        Suite::Steps => steps::steps(b),
+        Suite::Paper => paper::paper_suite(b),
+        Suite::Startup => startup::startup(b),
+    }
+}

@@ -1,0 +1,51 @@
+//! The types suite: key types, payload widths, argsort and the stable sort
+//! beside the same operations in CUB (argsort: CUB's rows include its iota
+//! kernel in the timing, as warpsort's include its own).
+
+use warpsort::{SortKey, SortOptions};
+use warpsort_testkit::data::{Dist, FromPattern};
+
+use crate::bench::cub::CubMode;
+use crate::bench::{Bench, Result, input, progress};
+
+/// Runs the suite.
+pub fn types(b: &mut Bench) -> Result<()> {
+    let ns: &[usize] = if b.opts.quick { &[1 << 20, 1 << 24] } else { &[1 << 20, 1 << 24, 1 << 26] };
+    let ws = SortOptions::default();
+    let stable = SortOptions { stable: true, ..ws };
+    let u = Dist::Uniform;
+    for &n in ns {
+        progress(&format!("key types, payloads, argsort, stable, n = 2^{}", n.trailing_zeros()));
+        keys_beside_cub::<u64>(b, n)?;
+        keys_beside_cub::<f32>(b, n)?;
+        let k = input::<u32>(u, n);
+        b.sort_row_with::<u32, u32>("types", "warpsort".into(), ws, u, true, &k)?;
+        b.cub_rows("types", u, true, &k, None, "");
+        b.sort_row_with::<u32, u64>("types", "warpsort".into(), ws, u, true, &k)?;
+        let v64 = CubMode { arg: "v64", dtype: "u32:u64", pairs: true, val_bytes: 8 };
+        b.cub_rows_as("types", u, v64, &k, None, "");
+        b.argsort_row("types", ws, u, &k)?;
+        b.argsort_row("types", stable, u, &k)?;
+        let argsort = CubMode { arg: "argsort", dtype: "u32", pairs: false, val_bytes: 4 };
+        b.cub_rows_as("types", u, argsort, &k, None, "");
+        b.sort_row_with::<u32, u32>("types", "warpsort stable".into(), stable, u, true, &k)?;
+        let st = CubMode { arg: "stable", dtype: "u32", pairs: true, val_bytes: 4 };
+        b.cub_rows_as("types", u, st, &k, None, "");
+        // Stability matters where keys repeat.
+        let few = input::<u32>(Dist::FewUnique, n);
+        b.sort_row_with::<u32, u32>("types", "warpsort stable".into(), stable, Dist::FewUnique, true, &few)?;
+        b.cub_rows_as("types", Dist::FewUnique, st, &few, None, "");
+    }
+    Ok(())
+}
+
+/// Uniform `K` keys sorted by warpsort and by CUB (the keys dropped after).
+fn keys_beside_cub<K: SortKey + bytemuck::Pod>(b: &mut Bench, n: usize) -> Result<()>
+where
+    K::Bits: FromPattern,
+{
+    let keys = input::<K>(Dist::Uniform, n);
+    b.sort_row_with::<K, u32>("types", "warpsort".into(), SortOptions::default(), Dist::Uniform, false, &keys)?;
+    b.cub_rows("types", Dist::Uniform, false, &keys, None, "");
+    Ok(())
+}
