@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// One benchmark row (the fields `warpsort bench` writes).
-#[derive(Clone, Debug)]
+use serde::Deserialize;
+
+/// One benchmark row (the fields `warpsort bench` writes; others ignored).
+#[derive(Clone, Debug, Deserialize)]
 pub struct Row {
     suite: String,
     algo: String,
@@ -20,39 +22,22 @@ pub struct Row {
     ms: f64,
     keys_per_s: f64,
     verified: bool,
+    #[serde(default)]
     gpu: String,
 }
 
-/// The value of `"key":` in a flat JSON object line (strings unquoted).
-fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let rest = line.split(&format!("\"{key}\":")).nth(1)?;
-    Some(match rest.strip_prefix('"') {
-        Some(s) => s.split('"').next()?,
-        None => rest.split([',', '}']).next()?.trim(),
-    })
-}
-
-/// Parses the rows of a `results.jsonl`.
+/// Parses the rows of a `results.jsonl` (one JSON object a line; blank lines skipped).
 pub fn parse(text: &str) -> Result<Vec<Row>, String> {
     text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let get = |k| field(l, k).ok_or_else(|| format!("no \"{k}\" in {l}"));
-            let num = |k| get(k)?.parse::<f64>().map_err(|e| format!("{k}: {e}"));
-            Ok(Row {
-                suite: get("suite")?.into(),
-                algo: get("algo")?.into(),
-                dtype: get("dtype")?.into(),
-                pairs: get("pairs")? == "true",
-                dist: get("dist")?.into(),
-                n: num("n")? as u64,
-                ms: num("ms")?,
-                keys_per_s: num("keys_per_s")?,
-                verified: get("verified")? == "true",
-                gpu: get("gpu").unwrap_or("").into(),
-            })
-        })
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("line {}: {e}: {l}", i + 1)))
         .collect()
+}
+
+/// Suites whose charts show the time (ms) rather than the sorting rate.
+fn charts_time(suite: &str) -> bool {
+    matches!(suite, "fig14" | "startup")
 }
 
 fn kind(r: &Row) -> &'static str {
@@ -82,8 +67,8 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// The y axis (Gkeys/s from 0 to a round maximum) with grid lines.
-fn y_axis(svg: &mut String, max: f64) -> f64 {
+/// The y axis (`label`, from 0 to a round maximum) with grid lines.
+fn y_axis(svg: &mut String, max: f64, label: &str) -> f64 {
     let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0].into_iter().find(|s| max / s <= 8.0).unwrap_or(500.0);
     let top = (max / step).ceil().max(1.0) * step;
     let mut v = 0.0;
@@ -95,7 +80,7 @@ fn y_axis(svg: &mut String, max: f64) -> f64 {
     }
     let _ = writeln!(
         svg,
-        "<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\">sorting rate (Gkeys/s)</text>",
+        "<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\">{label}</text>",
         (TOP + H - BOTTOM) / 2.0
     );
     top
@@ -111,11 +96,11 @@ fn legend(svg: &mut String, names: &[String]) {
     }
 }
 
-/// Sorting rate against log2(n), a line per series.
-fn line_chart(title: &str, series: &BTreeMap<String, Vec<(u64, f64)>>) -> String {
+/// `label` (the y value) against log2(n), a line per series.
+fn line_chart(title: &str, label: &str, series: &BTreeMap<String, Vec<(u64, f64)>>) -> String {
     let mut svg = header(title);
     let max = series.values().flatten().map(|p| p.1).fold(0.0, f64::max);
-    let top = y_axis(&mut svg, max);
+    let top = y_axis(&mut svg, max, label);
     let logs: Vec<f64> = series.values().flatten().map(|p| (p.0 as f64).log2()).collect();
     let (lo, hi) = (logs.iter().cloned().fold(f64::MAX, f64::min), logs.iter().cloned().fold(0.0, f64::max));
     let span = (hi - lo).max(1.0);
@@ -146,11 +131,16 @@ fn line_chart(title: &str, series: &BTreeMap<String, Vec<(u64, f64)>>) -> String
     svg + "</svg>\n"
 }
 
-/// Grouped bars: a group per category, a bar per series.
-fn bar_chart(title: &str, categories: &[String], series: &BTreeMap<String, BTreeMap<String, f64>>) -> String {
+/// Grouped bars of `label`: a group per category, a bar per series.
+fn bar_chart(
+    title: &str,
+    label: &str,
+    categories: &[String],
+    series: &BTreeMap<String, BTreeMap<String, f64>>,
+) -> String {
     let mut svg = header(title);
     let max = series.values().flat_map(|m| m.values()).cloned().fold(0.0, f64::max);
-    let top = y_axis(&mut svg, max);
+    let top = y_axis(&mut svg, max, label);
     let group = (W - LEFT - RIGHT) / categories.len().max(1) as f64;
     let bar = group * 0.8 / series.len().max(1) as f64;
     for (ci, cat) in categories.iter().enumerate() {
@@ -180,28 +170,35 @@ fn bar_chart(title: &str, categories: &[String], series: &BTreeMap<String, BTree
     svg + "</svg>\n"
 }
 
-/// The charts for a set of rows: file name and SVG text.
+/// The charts for a set of rows, one per suite (in the order suites first
+/// appear): file name and SVG text.
 pub fn charts(rows: &[Row]) -> Vec<(String, String)> {
     let gpu = rows.first().map(|r| r.gpu.clone()).unwrap_or_default();
+    let mut suites: Vec<&str> = Vec::new();
+    for r in rows {
+        if !suites.contains(&r.suite.as_str()) {
+            suites.push(&r.suite);
+        }
+    }
     let mut out = Vec::new();
-    let mut suites: Vec<&str> = rows.iter().map(|r| r.suite.as_str()).collect();
-    suites.dedup();
     for suite in suites {
         let rs: Vec<&Row> = rows.iter().filter(|r| r.suite == suite).collect();
         let sizes: std::collections::BTreeSet<u64> = rs.iter().map(|r| r.n).collect();
         let one_dist = rs.iter().all(|r| r.dist == rs[0].dist);
+        // The sorting rate, or for the time per step (Fig. 14) and the
+        // start-up the time itself.
+        let time = charts_time(suite);
+        let (label, y): (&str, fn(&Row) -> f64) =
+            if time { ("time (ms)", |r| r.ms) } else { ("sorting rate (Gkeys/s)", |r| r.keys_per_s / 1e9) };
         if sizes.len() > 1 && one_dist {
-            // Against n: the sorting rate (Figs. 8, 9, 11-13), or for the
-            // time per step (Fig. 14) the time itself.
-            let time = suite == "fig14";
+            // Against n (Figs. 8, 9, 11-14).
             let mut series: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
             for r in &rs {
-                let y = if time { r.ms } else { r.keys_per_s / 1e9 };
-                series.entry(format!("{} ({})", r.algo, kind(r))).or_default().push((r.n, y));
+                series.entry(format!("{} ({})", r.algo, kind(r))).or_default().push((r.n, y(r)));
             }
             let what = if time { "Time per step (ms)" } else { "Sorting rate (Gkeys/s)" };
             let title = format!("{suite}: {what} against n, {} {}, {gpu}", rs[0].dtype, rs[0].dist);
-            out.push((format!("{suite}.svg"), line_chart(&title, &series)));
+            out.push((format!("{suite}.svg"), line_chart(&title, label, &series)));
         } else {
             // Categories: distributions when they vary, else the algorithms.
             let by_dist = rs.iter().any(|r| r.dist != rs[0].dist);
@@ -216,11 +213,11 @@ pub fn charts(rows: &[Row]) -> Vec<(String, String)> {
                 if !categories.contains(&cat) {
                     categories.push(cat.clone());
                 }
-                series.entry(name).or_default().insert(cat, r.keys_per_s / 1e9);
+                series.entry(name).or_default().insert(cat, y(r));
             }
-            let n = rs[0].n;
+            let n = rs.iter().map(|r| r.n).find(|&n| n > 0).unwrap_or(1);
             let title = format!("{suite}: n = 2^{}, {gpu}", (n as f64).log2().round());
-            out.push((format!("{suite}.svg"), bar_chart(&title, &categories, &series)));
+            out.push((format!("{suite}.svg"), bar_chart(&title, label, &categories, &series)));
         }
     }
     out
@@ -288,6 +285,33 @@ mod tests {
 
     #[test]
     fn rejects_rows_without_fields() {
-        assert!(parse("{\"suite\":\"x\"}").is_err());
+        let e = parse("\n{\"suite\":\"x\"}").unwrap_err();
+        assert!(e.starts_with("line 2: missing field"), "{e}");
+    }
+
+    #[test]
+    fn a_suite_met_again_later_is_still_one_chart_of_all_its_rows() {
+        let mut text = String::from(ROWS);
+        text.push('\n');
+        text.push_str(&ROWS.lines().next().unwrap().replace("1048576", "16777216"));
+        let charts = charts(&parse(&text).unwrap());
+        let names: Vec<&str> = charts.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(names, ["sizes.svg", "dists.svg"]);
+        assert!(charts[0].1.contains("2^24"), "the late sizes row is in the sizes chart");
+    }
+
+    #[test]
+    fn startup_charts_show_milliseconds() {
+        let row = |algo: &str, dist: &str, n: u64, ms: f64| {
+            format!(
+                "{{\"suite\":\"startup\",\"algo\":\"{algo}\",\"dtype\":\"u32\",\"pairs\":false,\"dist\":\"{dist}\",\
+                 \"n\":{n},\"ms\":{ms},\"keys_per_s\":0.0,\"gb_per_s\":0.0,\"verified\":true,\"gpu\":\"G\"}}"
+            )
+        };
+        let text = [row("gpu-new", "cache-off", 0, 30000.0), row("first-sort", "cache-on", 1 << 20, 420.0)].join("\n");
+        let charts = charts(&parse(&text).unwrap());
+        assert_eq!(charts.len(), 1);
+        let svg = &charts[0].1;
+        assert!(svg.contains("time (ms)") && svg.contains("n = 2^20") && svg.contains(">cache-on<"), "{svg}");
     }
 }
