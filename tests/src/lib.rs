@@ -1,10 +1,12 @@
 //! What warpsort's GPU tests and its benchmark share, kept out of the
 //! library's API: CPU references ([`cpu`]), input distributions ([`data`]),
 //! result checks against the references (`check_*`, `assert_pairs`), and
-//! the GPU tests' one GPU per binary with its skip-or-fail rule.
+//! the GPU tests' one GPU per binary with its ignore-or-fail rule, run by
+//! the integration tests' [`harness`].
 
 pub mod cpu;
 pub mod data;
+pub mod harness;
 
 use std::sync::OnceLock;
 
@@ -16,8 +18,16 @@ pub const REQUIRE_GPU: &str = "WARPSORT_REQUIRE_GPU";
 
 /// The GPU, or `None` (with a printed notice) when there is none and
 /// `WARPSORT_REQUIRE_GPU` is not `1`. Panics when a GPU is required but absent.
+/// Opened once per process; the test [`harness`] opens it before any test
+/// runs and reports GPU tests ignored where it is `None`.
 pub fn gpu() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    open_gpu().ok()
+}
+
+/// The process's one GPU, or why there is none (printed once, as a
+/// `SKIPPED` notice). Panics when a GPU is required but absent.
+pub(crate) fn open_gpu() -> Result<&'static Gpu, &'static str> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
     GPU.get_or_init(|| match Gpu::new() {
         Ok(g) => {
             eprintln!(
@@ -26,23 +36,24 @@ pub fn gpu() -> Option<&'static Gpu> {
                 g.info().compute_capability,
                 g.info().ptx
             );
-            Some(g)
+            Ok(g)
         }
         Err(e) if std::env::var(REQUIRE_GPU).as_deref() == Ok("1") => {
             panic!("{REQUIRE_GPU}=1 but no GPU answered: {e}")
         }
         Err(e) => {
-            // Straight to the stderr handle: the test harness captures `eprintln!`
-            // of passing tests, and a skip must be seen.
+            // Straight to the stderr handle: libtest captures `eprintln!` of
+            // passing tests, and a skip must be seen.
             use std::io::Write;
             let _ = writeln!(
                 std::io::stderr(),
                 "SKIPPED: GPU tests need a GPU ({e}); set {REQUIRE_GPU}=1 to make this a failure"
             );
-            None
+            Err(e.to_string())
         }
     })
     .as_ref()
+    .map_err(String::as_str)
 }
 
 /// Sizes every full sort is tried at: empty, one, around a warp, around the
@@ -158,9 +169,9 @@ where
 /// subnormals). The CPU property tests (`tests/properties.rs`) and the GPU
 /// ones (`tests/properties_gpu.rs`) draw from them.
 pub mod generate {
+    use crate::data::FromPattern;
     use proptest::prelude::*;
     use warpsort::SortKey;
-    use crate::data::FromPattern;
 
     /// A key type with its edge values.
     pub trait Edges: SortKey

@@ -1,11 +1,13 @@
 //! Block sort (one block per segment of up to 8192 keys) against the CPU reference.
 
-use warpsort::Order;
-use warpsort_testkit::{Dist, check_segments, gpu};
+use warpsort::{Gpu, Order};
+use warpsort_testkit::{Dist, check_segments};
 
-#[test]
-fn every_tile_and_partial_segments() {
-    let Some(g) = gpu() else { return };
+warpsort_testkit::tests_main! {
+    gpu: [every_tile_and_partial_segments, distributions_and_types, rejects_segments_past_the_limit],
+}
+
+fn every_tile_and_partial_segments(g: &Gpu) {
     for seg in [513, 1000, 1024, 2048, 3000, 4096, 5000, 8192] {
         for n in [0, 1, 513, 8192, 8193, 100_003] {
             check_segments::<u32>(g, Dist::Uniform, n, seg, Order::Ascending);
@@ -13,9 +15,7 @@ fn every_tile_and_partial_segments() {
     }
 }
 
-#[test]
-fn distributions_and_types() {
-    let Some(g) = gpu() else { return };
+fn distributions_and_types(g: &Gpu) {
     for dist in Dist::ALL {
         check_segments::<u32>(g, dist, 200_000, 4096, Order::Ascending);
         check_segments::<f32>(g, dist, 200_000, 2048, Order::Descending);
@@ -23,9 +23,7 @@ fn distributions_and_types() {
     }
 }
 
-#[test]
-fn rejects_segments_past_the_limit() {
-    let Some(g) = gpu() else { return };
+fn rejects_segments_past_the_limit(g: &Gpu) {
     let mut d = g.stream().clone_htod(&[3u32, 2, 1]).unwrap();
     assert!(matches!(g.sort_segments(&mut d, 0, Order::Ascending), Err(warpsort::Error::BadSegment { .. })));
     assert!(matches!(g.sort_segments(&mut d, 8193, Order::Ascending), Err(warpsort::Error::BadSegment { .. })));

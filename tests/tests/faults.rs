@@ -6,8 +6,19 @@
 use std::sync::{Mutex, MutexGuard};
 
 use warpsort::cudarc::driver::{CudaContext, sys};
-use warpsort::{Error, Gpu, MergeKernel, Order, Scratch, SegmentKernel, SortOptions, MergeSortConfig};
-use warpsort_testkit::{Dist, REQUIRE_GPU, gpu, keys};
+use warpsort::{Error, Gpu, MergeKernel, MergeSortConfig, Order, Scratch, SegmentKernel, SortOptions};
+use warpsort_testkit::{Dist, REQUIRE_GPU, keys};
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        a_missing_device_is_no_device,
+        foreign_context_buffers_are_refused_untouched,
+        out_of_memory_is_typed_and_loses_nothing,
+        ptx_load_failure_is_typed,
+        bad_input_is_refused_untouched,
+    ],
+    cpu: [no_driver_is_typed_and_only_without_a_driver],
+}
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -23,7 +34,6 @@ fn positions(n: usize) -> Vec<u32> {
     (0..n as u32).collect()
 }
 
-#[test]
 fn no_driver_is_typed_and_only_without_a_driver() {
     let _s = serial();
     // SAFETY: only probes whether libcuda can be opened.
@@ -49,9 +59,7 @@ fn no_driver_is_typed_and_only_without_a_driver() {
     }
 }
 
-#[test]
-fn a_missing_device_is_no_device() {
-    let Some(_) = gpu() else { return };
+fn a_missing_device_is_no_device(_: &Gpu) {
     let _s = serial();
     let count = CudaContext::device_count().unwrap() as usize;
     let e = Gpu::with_device(count).err().expect("a GPU past the last one opened");
@@ -59,9 +67,7 @@ fn a_missing_device_is_no_device() {
     assert!(e.to_string().contains("nvidia-smi"), "{e}");
 }
 
-#[test]
-fn foreign_context_buffers_are_refused_untouched() {
-    let Some(g) = gpu() else { return };
+fn foreign_context_buffers_are_refused_untouched(g: &Gpu) {
     let _s = serial();
     let n = 10_000;
     let (keys, vals) = (input(n), positions(n));
@@ -168,9 +174,7 @@ impl Drop for Filler<'_> {
     }
 }
 
-#[test]
-fn out_of_memory_is_typed_and_loses_nothing() {
-    let Some(g) = gpu() else { return };
+fn out_of_memory_is_typed_and_loses_nothing(g: &Gpu) {
     let _s = serial();
     let n = 1 << 23;
     let (keys, vals) = (input(n), positions(n));
@@ -224,9 +228,7 @@ fn out_of_memory_is_typed_and_loses_nothing() {
 /// PTX with none of warpsort's kernels: it loads, and every sort then misses its kernel.
 const EMPTY_PTX: &str = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry nothing()\n{\n\tret;\n}\n";
 
-#[test]
-fn ptx_load_failure_is_typed() {
-    let Some(g) = gpu() else { return };
+fn ptx_load_failure_is_typed(g: &Gpu) {
     let _s = serial();
     let ordinal = g.context().ordinal();
     for bad in ["garbage", ".version 99.9\n.target sm_999\n.address_size 64\n", "nul\0byte"] {
@@ -262,9 +264,7 @@ fn ptx_load_failure_is_typed() {
     }
 }
 
-#[test]
-fn bad_input_is_refused_untouched() {
-    let Some(g) = gpu() else { return };
+fn bad_input_is_refused_untouched(g: &Gpu) {
     let _s = serial();
     let n = 5000;
     let (keys, vals) = (input(n), positions(n));

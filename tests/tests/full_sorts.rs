@@ -1,16 +1,27 @@
 //! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
 //! reference over sizes, distributions, key types, orders and key-value.
 
-use warpsort::{Algorithm, MergeKernel, Order, PaperConfig, PaperLoads, SortOptions, TileSort, MergeSortConfig};
-use warpsort_testkit::{Dist, LARGE, SIZES, check_sort, check_sort_pairs, gpu};
+use warpsort::{Algorithm, Gpu, MergeKernel, MergeSortConfig, Order, PaperConfig, PaperLoads, SortOptions, TileSort};
+use warpsort_testkit::{Dist, LARGE, SIZES, check_sort, check_sort_pairs};
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        every_size,
+        every_distribution,
+        every_key_type_and_order,
+        millions,
+        host_slices_and_errors_lose_nothing,
+        a_first_merge_sizes,
+        every_warpsort_configuration,
+        every_paper_configuration,
+    ],
+}
 
 fn opts(algorithm: Algorithm, order: Order) -> SortOptions {
     SortOptions { algorithm, order, ..Default::default() }
 }
 
-#[test]
-fn every_size() {
-    let Some(g) = gpu() else { return };
+fn every_size(g: &Gpu) {
     for a in Algorithm::ALL {
         for &n in SIZES {
             check_sort::<u32>(g, Dist::Uniform, n, &opts(a, Order::Ascending));
@@ -19,9 +30,7 @@ fn every_size() {
     }
 }
 
-#[test]
-fn every_distribution() {
-    let Some(g) = gpu() else { return };
+fn every_distribution(g: &Gpu) {
     for a in Algorithm::ALL {
         for dist in Dist::ALL {
             check_sort::<u32>(g, dist, 300_001, &opts(a, Order::Ascending));
@@ -30,9 +39,7 @@ fn every_distribution() {
     }
 }
 
-#[test]
-fn every_key_type_and_order() {
-    let Some(g) = gpu() else { return };
+fn every_key_type_and_order(g: &Gpu) {
     for a in Algorithm::ALL {
         for order in [Order::Ascending, Order::Descending] {
             for dist in [Dist::Uniform, Dist::FewUnique, Dist::Sorted] {
@@ -49,9 +56,7 @@ fn every_key_type_and_order() {
     }
 }
 
-#[test]
-fn millions() {
-    let Some(g) = gpu() else { return };
+fn millions(g: &Gpu) {
     for a in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
         check_sort::<u32>(g, Dist::Uniform, LARGE, &opts(a, Order::Ascending));
         check_sort_pairs::<u32>(g, Dist::Gaussian, LARGE + 3, &opts(a, Order::Ascending));
@@ -59,9 +64,7 @@ fn millions() {
     check_sort::<f32>(g, Dist::Staggered, 3_000_017, &opts(Algorithm::MergeSort, Order::Descending));
 }
 
-#[test]
-fn host_slices_and_errors_lose_nothing() {
-    let Some(g) = gpu() else { return };
+fn host_slices_and_errors_lose_nothing(g: &Gpu) {
     let mut v = vec![5i32, -3, 0, i32::MIN, i32::MAX];
     g.sort_slice(&mut v).unwrap();
     assert_eq!(v, [i32::MIN, -3, 0, 5, i32::MAX]);
@@ -72,19 +75,15 @@ fn host_slices_and_errors_lose_nothing() {
     assert_eq!((k, vals), (vec![3, 1, 2], vec![0, 1]), "inputs unchanged on error");
 }
 
-#[test]
-fn a_first_merge_sizes() {
+fn a_first_merge_sizes(g: &Gpu) {
     // Smallest sizes that need one, two and three merge passes.
-    let Some(g) = gpu() else { return };
     for n in [4097, 8192, 8193, 12_288, 16_385] {
         check_sort::<u32>(g, Dist::Uniform, n, &opts(Algorithm::MergeSort, Order::Ascending));
         check_sort_pairs::<u32>(g, Dist::Uniform, n, &opts(Algorithm::MergeSort, Order::Ascending));
     }
 }
 
-#[test]
-fn every_warpsort_configuration() {
-    let Some(g) = gpu() else { return };
+fn every_warpsort_configuration(g: &Gpu) {
     let merges = [(MergeKernel::WarpBitonic, [4, 8, 16].as_slice()), (MergeKernel::Block, [8, 16].as_slice())];
     for tile in [256, 1024, 2048, 4096, 8192, 16_384] {
         for (merge, ks) in merges {
@@ -128,13 +127,11 @@ fn every_warpsort_configuration() {
     assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [2, 1]);
 }
 
-#[test]
-fn every_paper_configuration() {
+fn every_paper_configuration(g: &Gpu) {
     // GPU-Warpsort as published: every buffer width and load pattern, with
     // few sequences and groups so that moderate sizes run all four steps
     // (several step-2 passes, deep step-4 merge trees, groups of equal keys),
     // and with many, so that step 2 alone finishes the sort.
-    let Some(g) = gpu() else { return };
     for buffer in [64, 128] {
         for loads in [PaperLoads::Coalesced, PaperLoads::Reversed] {
             for (sequences, groups, oversampling) in [(2, 2, 1), (4, 16, 4), (64, 300, 3), (1 << 20, 0, 0)] {

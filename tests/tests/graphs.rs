@@ -7,10 +7,14 @@
 
 use std::sync::Arc;
 
-use warpsort::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use warpsort::cudarc::driver::CudaStream;
+use warpsort::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use warpsort::{Gpu, Order, Scratch, SortOptions};
-use warpsort_testkit::{Dist, cpu, gpu, keys};
+use warpsort_testkit::{Dist, cpu, keys};
+
+warpsort_testkit::tests_main! {
+    gpu: [sorts_replay_from_a_graph],
+}
 
 /// Records what `op` queues on `s` as a graph (after one call outside the
 /// capture, which loads the kernels and sizes the storage), then, for three
@@ -39,9 +43,7 @@ fn replay<S>(
     }
 }
 
-#[test]
-fn sorts_replay_from_a_graph() {
-    let Some(g) = gpu() else { return };
+fn sorts_replay_from_a_graph(g: &Gpu) {
     let g = g.with_stream(g.context().new_stream().unwrap()).unwrap();
     let s = g.stream().clone();
     let n = (1 << 20) + 7;

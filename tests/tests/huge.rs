@@ -2,8 +2,11 @@
 //! checked on the GPU (sorted, and the same multiset as the input). Skipped
 //! with a notice where the GPU has not the ~40 GB they need free.
 
-use warpsort::{Algorithm, Order, SortOptions};
-use warpsort_testkit::gpu;
+use warpsort::{Algorithm, Gpu, Order, SortOptions};
+
+warpsort_testkit::tests_main! {
+    gpu: [beyond_two_to_the_31],
+}
 
 /// Past `i32::MAX` and not a multiple of any tile.
 const N: usize = (1 << 31) + 4099;
@@ -20,9 +23,7 @@ fn input(n: usize) -> Vec<u32> {
         .collect()
 }
 
-#[test]
-fn beyond_two_to_the_31() {
-    let Some(g) = gpu() else { return };
+fn beyond_two_to_the_31(g: &Gpu) {
     let (free, _) = g.context().mem_get_info().unwrap();
     let need = N * 4 * 5;
     if free < need {

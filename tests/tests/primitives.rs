@@ -1,9 +1,12 @@
 //! Every warp primitive against its CPU reference, through the probe kernels.
 
-use warpsort_testkit::cpu::warp as cref;
 use warpsort::kernels::config::WARP_SIZE;
 use warpsort::{Gpu, KernelArg as A};
-use warpsort_testkit::gpu;
+use warpsort_testkit::cpu::warp as cref;
+
+warpsort_testkit::tests_main! {
+    gpu: [shuffles_u32_and_u64, votes_ballot_and_ids, reductions_and_scans, ballot_compaction, compare_exchange],
+}
 
 const WARPS: usize = 8;
 const N: usize = WARPS * WARP_SIZE as usize;
@@ -31,9 +34,7 @@ fn input(seed: u64) -> Vec<u32> {
     (0..N).map(|_| r.next_u64() as u32).collect()
 }
 
-#[test]
-fn shuffles_u32_and_u64() {
-    let Some(g) = gpu() else { return };
+fn shuffles_u32_and_u64(g: &Gpu) {
     let x = input(1);
     for (op, f) in [
         (0, cref::shfl_idx::<u32> as fn(&[u32], u32) -> Vec<u32>),
@@ -78,9 +79,7 @@ fn shuffles_u32_and_u64() {
     }
 }
 
-#[test]
-fn votes_ballot_and_ids() {
-    let Some(g) = gpu() else { return };
+fn votes_ballot_and_ids(g: &Gpu) {
     // Warp 0 all true, warp 1 all false, the rest random.
     let mut x = input(2);
     for (i, v) in x.iter_mut().enumerate() {
@@ -105,9 +104,7 @@ fn votes_ballot_and_ids() {
     }
 }
 
-#[test]
-fn reductions_and_scans() {
-    let Some(g) = gpu() else { return };
+fn reductions_and_scans(g: &Gpu) {
     let x = input(3);
     let got: Vec<u32> = run(g, "probe_reduce_scan", &x, 7 * N, &[]);
     for (w, lanes) in x.chunks(32).enumerate() {
@@ -127,9 +124,7 @@ fn reductions_and_scans() {
     }
 }
 
-#[test]
-fn ballot_compaction() {
-    let Some(g) = gpu() else { return };
+fn ballot_compaction(g: &Gpu) {
     let x = input(4);
     let s = g.stream();
     let din = s.clone_htod(&x).unwrap();
@@ -154,9 +149,7 @@ fn ballot_compaction() {
     }
 }
 
-#[test]
-fn compare_exchange() {
-    let Some(g) = gpu() else { return };
+fn compare_exchange(g: &Gpu) {
     let a = input(5);
     let mut b = input(6);
     b[..16].copy_from_slice(&a[..16]); // ties: must not swap

@@ -7,10 +7,11 @@
 use std::cmp::Ordering;
 
 use proptest::prelude::*;
-use warpsort_testkit::data::FromPattern;
 use warpsort::{Bits, Order, SortKey};
 use warpsort_testkit::cpu;
+use warpsort_testkit::data::FromPattern;
 use warpsort_testkit::generate::{Edges, key, keys};
+use warpsort_testkit::harness::CpuTest;
 
 fn bits<K: SortKey>(v: &[K]) -> Vec<K::Bits> {
     v.iter().map(|k| k.to_bits()).collect()
@@ -84,20 +85,37 @@ macro_rules! properties {
             use super::*;
             proptest! {
                 #![proptest_config(ProptestConfig::with_cases(256))]
-                #[test]
                 fn encoding_preserves_order(a in key::<$t>(), b in key::<$t>()) {
                     super::encoding_preserves_order(a, b);
                 }
-                #[test]
                 fn reference_matches_std(v in keys::<$t>(300), seg in 1usize..40) {
                     super::reference_matches_std(v, seg);
                 }
-                #[test]
                 fn pair_check_accepts_sorts_only(v in keys::<$t>(100)) {
                     super::pair_check_accepts_sorts_only(v);
                 }
             }
+            /// The tests above, named by their paths in this binary.
+            pub(super) const TESTS: [CpuTest; 3] = [
+                (concat!(stringify!($name), "::encoding_preserves_order"), encoding_preserves_order),
+                (concat!(stringify!($name), "::reference_matches_std"), reference_matches_std),
+                (concat!(stringify!($name), "::pair_check_accepts_sorts_only"), pair_check_accepts_sorts_only),
+            ];
         }
     )*};
 }
 properties!(u16_keys: u16, i16_keys: i16, u32_keys: u32, i32_keys: i32, f32_keys: f32, u64_keys: u64, i64_keys: i64, f64_keys: f64);
+
+fn main() -> std::process::ExitCode {
+    let tests = [
+        u16_keys::TESTS,
+        i16_keys::TESTS,
+        u32_keys::TESTS,
+        i32_keys::TESTS,
+        f32_keys::TESTS,
+        u64_keys::TESTS,
+        i64_keys::TESTS,
+        f64_keys::TESTS,
+    ];
+    warpsort_testkit::harness::run(&[], &tests.concat())
+}

@@ -5,18 +5,18 @@
 //! `Scratch`), compared bit for bit with the CPU references. Lengths are
 //! arbitrary up to 20 000 (mostly), with a few larger cases; case counts are
 //! modest so that the whole suite takes seconds on the GPU machine. Without a
-//! GPU, each test skips with the usual notice before generating anything.
+//! GPU, each test is reported ignored, generating nothing.
 
 use std::cell::RefCell;
 use std::fmt::Display;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use warpsort_testkit::data::FromPattern;
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, Scratch, SortKey, SortOptions, MergeSortConfig};
+use warpsort::{Algorithm, Gpu, MergeKernel, MergeSortConfig, Order, Scratch, SortKey, SortOptions};
 use warpsort_testkit::cpu;
+use warpsort_testkit::data::FromPattern;
 use warpsort_testkit::generate::{Edges, keys};
-use warpsort_testkit::gpu;
+use warpsort_testkit::harness::GpuTest;
 
 /// Cases per key type and operation.
 const CASES: u32 = 64;
@@ -169,11 +169,10 @@ type Case<K> = (Vec<K>, Order, Algorithm, MergeKernel, Path);
 /// One case of a property: the GPU, the test's `Scratch`, the case.
 type CaseFn<K> = fn(&Gpu, &RefCell<Scratch>, Case<K>) -> Result<(), TestCaseError>;
 
-fn check<K: Edges>(cases: u32, strategy: impl Strategy<Value = Case<K>>, case: CaseFn<K>)
+fn check<K: Edges>(g: &Gpu, cases: u32, strategy: impl Strategy<Value = Case<K>>, case: CaseFn<K>)
 where
     K::Bits: FromPattern,
 {
-    let Some(g) = gpu() else { return };
     let scratch = RefCell::new(Scratch::new());
     if let Err(e) = runner(cases).run(&strategy, |c| case(g, &scratch, c)) {
         panic!("{} on the GPU: {e}", K::NAME);
@@ -185,22 +184,37 @@ macro_rules! gpu_properties {
         mod $name {
             use super::*;
 
-            #[test]
-            fn sort_matches_the_cpu_reference() {
-                check::<$t>(CASES, cases::<$t>(20_000), sort_case::<$t>);
+            fn sort_matches_the_cpu_reference(g: &Gpu) {
+                check::<$t>(g, CASES, cases::<$t>(20_000), sort_case::<$t>);
             }
 
-            #[test]
-            fn sort_pairs_matches_the_cpu_reference() {
-                check::<$t>(CASES, cases::<$t>(20_000), pairs_case::<$t>);
+            fn sort_pairs_matches_the_cpu_reference(g: &Gpu) {
+                check::<$t>(g, CASES, cases::<$t>(20_000), pairs_case::<$t>);
             }
 
-            #[test]
-            fn larger_sorts_match_the_cpu_reference() {
-                check::<$t>(LARGE_CASES, large_cases::<$t>(), sort_case::<$t>);
-                check::<$t>(LARGE_CASES / 2, large_cases::<$t>(), pairs_case::<$t>);
+            fn larger_sorts_match_the_cpu_reference(g: &Gpu) {
+                check::<$t>(g, LARGE_CASES, large_cases::<$t>(), sort_case::<$t>);
+                check::<$t>(g, LARGE_CASES / 2, large_cases::<$t>(), pairs_case::<$t>);
             }
+
+            /// The tests above, named by their paths in this binary.
+            pub(super) const TESTS: [GpuTest; 3] = [
+                (concat!(stringify!($name), "::sort_matches_the_cpu_reference"), sort_matches_the_cpu_reference),
+                (
+                    concat!(stringify!($name), "::sort_pairs_matches_the_cpu_reference"),
+                    sort_pairs_matches_the_cpu_reference,
+                ),
+                (
+                    concat!(stringify!($name), "::larger_sorts_match_the_cpu_reference"),
+                    larger_sorts_match_the_cpu_reference,
+                ),
+            ];
         }
     )*};
 }
 gpu_properties!(u32_keys: u32, i32_keys: i32, f32_keys: f32, u64_keys: u64, i64_keys: i64, f64_keys: f64);
+
+fn main() -> std::process::ExitCode {
+    let tests = [u32_keys::TESTS, i32_keys::TESTS, f32_keys::TESTS, u64_keys::TESTS, i64_keys::TESTS, f64_keys::TESTS];
+    warpsort_testkit::harness::run(&tests.concat(), &[])
+}

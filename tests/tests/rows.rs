@@ -1,15 +1,22 @@
 //! Equal rows by every kernel of the segmented family (several rows a warp,
 //! a warp a row, a block a row) against the CPU reference.
 
-use warpsort::Order;
-use warpsort_testkit::{Dist, check_segments, gpu};
+use warpsort::{Gpu, Order};
+use warpsort_testkit::{Dist, check_segments};
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        every_segment_length_and_size_u32,
+        every_distribution_and_key_type,
+        millions_of_keys_in_32_key_segments,
+        every_segment_kernel_on_the_lengths_it_fits,
+    ],
+}
 
 const SEGMENTS: &[usize] = &[1, 2, 7, 31, 32, 33, 64, 100, 128, 200, 256, 257, 500, 512];
 const SIZES: &[usize] = &[0, 1, 31, 32, 33, 1000, 4097, 100_003];
 
-#[test]
-fn every_segment_length_and_size_u32() {
-    let Some(g) = gpu() else { return };
+fn every_segment_length_and_size_u32(g: &Gpu) {
     for &seg in SEGMENTS {
         for &n in SIZES {
             check_segments::<u32>(g, Dist::Uniform, n, seg, Order::Ascending);
@@ -17,9 +24,7 @@ fn every_segment_length_and_size_u32() {
     }
 }
 
-#[test]
-fn every_distribution_and_key_type() {
-    let Some(g) = gpu() else { return };
+fn every_distribution_and_key_type(g: &Gpu) {
     for dist in Dist::ALL {
         for seg in [32, 128, 512] {
             check_segments::<u32>(g, dist, 50_000, seg, Order::Ascending);
@@ -31,17 +36,13 @@ fn every_distribution_and_key_type() {
     }
 }
 
-#[test]
-fn millions_of_keys_in_32_key_segments() {
-    let Some(g) = gpu() else { return };
+fn millions_of_keys_in_32_key_segments(g: &Gpu) {
     check_segments::<u32>(g, Dist::Uniform, 1 << 22, 32, Order::Ascending);
 }
 
-#[test]
-fn every_segment_kernel_on_the_lengths_it_fits() {
+fn every_segment_kernel_on_the_lengths_it_fits(g: &Gpu) {
     use warpsort::SegmentKernel as S;
     use warpsort_testkit::cpu;
-    let Some(g) = gpu() else { return };
     let kernels = [
         S::WarpChunks { chunk: 8 },
         S::WarpChunks { chunk: 32 },

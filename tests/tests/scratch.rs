@@ -4,13 +4,22 @@
 
 use warpsort::{Algorithm, Gpu, Order, Scratch, SortKey, SortOptions};
 use warpsort_testkit::cpu;
-use warpsort_testkit::{Dist, gpu, keys};
+use warpsort_testkit::{Dist, keys};
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        a_second_sort_allocates_nothing,
+        a_callers_scratch_grows_only_when_too_small,
+        scratch_and_handles_across_streams,
+        concurrent_sorts_on_one_handle,
+    ],
+    cpu: [temporary_storage_grows_with_n],
+}
 
 /// A handle of its own (on a stream of its own, sharing the loaded kernels):
 /// its cache and allocation count see only this test.
-fn own_gpu() -> Option<Gpu> {
-    let g = gpu()?;
-    Some(g.with_stream(g.context().new_stream().unwrap()).unwrap())
+fn own_gpu(g: &Gpu) -> Gpu {
+    g.with_stream(g.context().new_stream().unwrap()).unwrap()
 }
 
 fn want<K: SortKey>(v: &[K], order: Order) -> Vec<K::Bits> {
@@ -23,9 +32,8 @@ fn bits<K: SortKey>(v: &[K]) -> Vec<K::Bits> {
     v.iter().map(|k| k.to_bits()).collect()
 }
 
-#[test]
-fn a_second_sort_allocates_nothing() {
-    let Some(g) = own_gpu() else { return };
+fn a_second_sort_allocates_nothing(g: &Gpu) {
+    let g = own_gpu(g);
     let n = 300_001;
     let input: Vec<u32> = keys(Dist::Uniform, n, 1);
     let mut d = g.stream().clone_htod(&input).unwrap();
@@ -71,9 +79,8 @@ fn a_second_sort_allocates_nothing() {
     assert_eq!(g.scratch_allocations(), after_pairs + 1, "released storage is allocated again");
 }
 
-#[test]
-fn a_callers_scratch_grows_only_when_too_small() {
-    let Some(g) = own_gpu() else { return };
+fn a_callers_scratch_grows_only_when_too_small(g: &Gpu) {
+    let g = own_gpu(g);
     let opts = SortOptions::default();
     let mut s = Scratch::new();
     assert_eq!((s.capacity(), s.allocations(), s.device_ptr()), (0, 0, 0));
@@ -118,9 +125,8 @@ fn a_callers_scratch_grows_only_when_too_small() {
     assert_eq!(s.capacity(), 0);
 }
 
-#[test]
-fn scratch_and_handles_across_streams() {
-    let Some(g) = own_gpu() else { return };
+fn scratch_and_handles_across_streams(g: &Gpu) {
+    let g = own_gpu(g);
     let side = g.with_stream(g.context().new_stream().unwrap()).unwrap();
     assert_eq!(side.scratch_capacity(), 0, "a stream copy has its own cache");
     let n = 150_000;
@@ -148,11 +154,10 @@ fn scratch_and_handles_across_streams() {
     side.synchronize().unwrap();
 }
 
-#[test]
-fn concurrent_sorts_on_one_handle() {
+fn concurrent_sorts_on_one_handle(g: &Gpu) {
     // Threads sharing one Gpu: one holds the cached storage, the others get
     // one-off storage, none waits on the cache or gets a wrong answer.
-    let Some(g) = own_gpu() else { return };
+    let g = own_gpu(g);
     std::thread::scope(|t| {
         for i in 0..4u64 {
             let g = &g;
@@ -168,7 +173,6 @@ fn concurrent_sorts_on_one_handle() {
     });
 }
 
-#[test]
 fn temporary_storage_grows_with_n() {
     // Scratch reserved for n items must serve every shorter sort, also
     // across the size where the merge passes change their block shape

@@ -2,10 +2,23 @@
 //! chosen per segment length) against the CPU reference per segment; bad
 //! offsets; the segmented checks on the GPU.
 
-use warpsort_testkit::data::{FromPattern, random_offsets};
 use warpsort::{Error, Gpu, Order, SortKey};
 use warpsort_testkit::cpu;
-use warpsort_testkit::{Dist, assert_pairs, gpu, keys, seed};
+use warpsort_testkit::data::{FromPattern, random_offsets};
+use warpsort_testkit::{Dist, assert_pairs, keys, seed};
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        every_segment_length_around_the_kernel_limits,
+        no_keys_and_empty_segments,
+        random_lengths_every_key_type_and_order,
+        random_lengths_every_distribution,
+        millions_of_keys_short_segments_and_one_long,
+        host_slices,
+        bad_offsets_fail_and_leave_the_data_as_it_was,
+        segmented_checks_count_only_descents_inside_segments,
+    ],
+}
 
 /// Offsets of `count` segments of `len` items each.
 fn equal(len: usize, count: usize) -> Vec<u32> {
@@ -55,9 +68,7 @@ where
     }
 }
 
-#[test]
-fn every_segment_length_around_the_kernel_limits() {
-    let Some(g) = gpu() else { return };
+fn every_segment_length_around_the_kernel_limits(g: &Gpu) {
     let lengths =
         [0, 1, 2, 7, 8, 9, 31, 32, 33, 64, 255, 256, 257, 511, 512, 513, 1024, 4097, 8191, 8192, 8193, 100_000];
     for len in lengths {
@@ -73,18 +84,14 @@ fn every_segment_length_around_the_kernel_limits() {
     check::<u32>(g, Dist::Uniform, &off, Order::Ascending);
 }
 
-#[test]
-fn no_keys_and_empty_segments() {
-    let Some(g) = gpu() else { return };
+fn no_keys_and_empty_segments(g: &Gpu) {
     check::<u32>(g, Dist::Uniform, &[0], Order::Ascending);
     check::<u32>(g, Dist::Uniform, &[0, 0, 0], Order::Ascending);
     check::<u32>(g, Dist::Uniform, &[0, 0, 5, 5, 6, 6, 40, 40], Order::Ascending);
     check::<u64>(g, Dist::Uniform, &[0, 1, 2, 3], Order::Descending);
 }
 
-#[test]
-fn random_lengths_every_key_type_and_order() {
-    let Some(g) = gpu() else { return };
+fn random_lengths_every_key_type_and_order(g: &Gpu) {
     for (i, max_len) in [40usize, 600, 20_000].into_iter().enumerate() {
         let off = random_offsets(150_000, max_len, 11 + i as u64);
         for order in [Order::Ascending, Order::Descending] {
@@ -98,9 +105,7 @@ fn random_lengths_every_key_type_and_order() {
     }
 }
 
-#[test]
-fn random_lengths_every_distribution() {
-    let Some(g) = gpu() else { return };
+fn random_lengths_every_distribution(g: &Gpu) {
     let off = random_offsets(200_000, 10_000, 3);
     for dist in Dist::ALL {
         check::<u32>(g, dist, &off, Order::Ascending);
@@ -108,17 +113,13 @@ fn random_lengths_every_distribution() {
     }
 }
 
-#[test]
-fn millions_of_keys_short_segments_and_one_long() {
-    let Some(g) = gpu() else { return };
+fn millions_of_keys_short_segments_and_one_long(g: &Gpu) {
     check::<u32>(g, Dist::Uniform, &equal(32, 1 << 17), Order::Ascending);
     check::<u32>(g, Dist::Uniform, &random_offsets(1 << 22, 300, 5), Order::Ascending);
     check::<u32>(g, Dist::Uniform, &[0, 3, 3 + (1 << 21), (1 << 21) + 40], Order::Ascending);
 }
 
-#[test]
-fn host_slices() {
-    let Some(g) = gpu() else { return };
+fn host_slices(g: &Gpu) {
     let off = random_offsets(50_000, 3000, 9);
     let input: Vec<f32> = keys(Dist::Gaussian, 50_000, 1);
     let mut got = input.clone();
@@ -145,9 +146,7 @@ fn bad_offsets(n: u32) -> Vec<(Vec<u32>, &'static str)> {
     ]
 }
 
-#[test]
-fn bad_offsets_fail_and_leave_the_data_as_it_was() {
-    let Some(g) = gpu() else { return };
+fn bad_offsets_fail_and_leave_the_data_as_it_was(g: &Gpu) {
     let n = 20_000u32;
     let input: Vec<f32> = keys(Dist::Uniform, n as usize, 2);
     let vals: Vec<u32> = (0..n).rev().collect();
@@ -193,10 +192,8 @@ fn cpu_descents<K: SortKey>(keys: &[K], offsets: &[u32], order: Order) -> u64 {
         .sum()
 }
 
-#[test]
-fn segmented_checks_count_only_descents_inside_segments() {
+fn segmented_checks_count_only_descents_inside_segments(g: &Gpu) {
     use warpsort::Segments;
-    let Some(g) = gpu() else { return };
     for (n, max_len) in [(0usize, 10usize), (1, 10), (1000, 40), (100_003, 300), (300_000, 20_000)] {
         let off = random_offsets(n, max_len, n as u64);
         let input: Vec<i64> = keys(Dist::FewUnique, n, 4);

@@ -9,7 +9,21 @@ use std::ops::Range;
 use warpsort::{Gpu, Order, SortKey, SortOptions};
 use warpsort_testkit::cpu;
 use warpsort_testkit::data::{Dist, FromPattern, keys};
-use warpsort_testkit::{gpu, seed};
+use warpsort_testkit::seed;
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        keys_u16,
+        keys_i16,
+        keys_u32,
+        keys_i32,
+        keys_f32,
+        keys_u64,
+        keys_i64,
+        keys_f64,
+        long_rows_every_distribution,
+    ],
+}
 
 /// The segment lengths every operation is tried on.
 const LENGTHS: &[usize] = &[1, 31, 33, 8191, 8193, 100_000];
@@ -39,7 +53,13 @@ fn cuts(len: usize) -> Vec<(usize, Cut)> {
         off.push(off.last().unwrap() + l as u32);
     }
     let total = *off.last().unwrap() as usize;
-    vec![(0, Cut::Rows(len)), (1, Cut::Rows(len)), (n, Cut::Rows(len)), (0, Cut::Offsets(vec![0])), (total, Cut::Offsets(off))]
+    vec![
+        (0, Cut::Rows(len)),
+        (1, Cut::Rows(len)),
+        (n, Cut::Rows(len)),
+        (0, Cut::Offsets(vec![0])),
+        (total, Cut::Offsets(off)),
+    ]
 }
 
 fn input<K: SortKey>(n: usize, len: usize, dist: Dist) -> Vec<K>
@@ -167,9 +187,7 @@ where
 
 macro_rules! every_key_type {
     ($($name:ident: $t:ty),*) => {$(
-        #[test]
-        fn $name() {
-            let Some(g) = gpu() else { return };
+        fn $name(g: &Gpu) {
             stable_ops::<$t>(g);
             unstable_ops::<$t>(g);
         }
@@ -178,9 +196,7 @@ macro_rules! every_key_type {
 every_key_type!(keys_u16: u16, keys_i16: i16, keys_u32: u32, keys_i32: i32, keys_f32: f32, keys_u64: u64, keys_i64: i64, keys_f64: f64);
 
 /// Rows longer than a block's tile in bulk: many rows, every distribution.
-#[test]
-fn long_rows_every_distribution() {
-    let Some(g) = gpu() else { return };
+fn long_rows_every_distribution(g: &Gpu) {
     for dist in Dist::ALL {
         for (n, len) in [(20 * 9000 + 17, 9000), (1 << 20, 1 << 17)] {
             let input: Vec<f32> = keys(dist, n, seed(dist.name(), len));

@@ -4,10 +4,27 @@
 //! key-value sorts and argsort checked for the exact stable order; 16-bit keys
 //! (widened to 32-bit patterns and narrowed back) through every entry point.
 
-use warpsort_testkit::data::FromPattern;
-use warpsort::{Algorithm, Gpu, MergeKernel, Order, Payload, SortKey, SortOptions, TileSort, MergeSortConfig};
+use warpsort::{Algorithm, Gpu, MergeKernel, MergeSortConfig, Order, Payload, SortKey, SortOptions, TileSort};
 use warpsort_testkit::cpu;
-use warpsort_testkit::{Dist, SIZES, check_segments, check_sort, check_sort_pairs, gpu, keys, seed};
+use warpsort_testkit::data::FromPattern;
+use warpsort_testkit::{Dist, SIZES, check_segments, check_sort, check_sort_pairs, keys, seed};
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        payload_widths_every_algorithm_and_size,
+        payload_types_every_key_type_and_order,
+        payload_widths_every_distribution,
+        stable_pairs_keep_input_order,
+        every_merge_kernel_with_wide_and_ranked_items,
+        stable_pairs_every_payload_and_key_type,
+        argsort_every_algorithm_size_and_order,
+        segments_with_64_bit_payloads,
+        millions,
+        host_slices_and_errors,
+        sixteen_bit_keys,
+        segments_by_offsets_with_64_bit_payloads,
+    ],
+}
 
 /// A payload that carries its input position recognisably in every bit
 /// width: 64-bit tags hold the position in both halves, so a payload whose
@@ -145,9 +162,7 @@ where
     check_pairs::<K, f64>(g, dist, n, o);
 }
 
-#[test]
-fn payload_widths_every_algorithm_and_size() {
-    let Some(g) = gpu() else { return };
+fn payload_widths_every_algorithm_and_size(g: &Gpu) {
     for a in Algorithm::ALL {
         for &n in SIZES {
             let o = opts(a, Order::Ascending, false);
@@ -157,9 +172,7 @@ fn payload_widths_every_algorithm_and_size() {
     }
 }
 
-#[test]
-fn payload_types_every_key_type_and_order() {
-    let Some(g) = gpu() else { return };
+fn payload_types_every_key_type_and_order(g: &Gpu) {
     for a in Algorithm::ALL {
         for order in [Order::Ascending, Order::Descending] {
             for dist in [Dist::Uniform, Dist::FewUnique] {
@@ -176,9 +189,7 @@ fn payload_types_every_key_type_and_order() {
     }
 }
 
-#[test]
-fn payload_widths_every_distribution() {
-    let Some(g) = gpu() else { return };
+fn payload_widths_every_distribution(g: &Gpu) {
     for dist in Dist::ALL {
         for a in [Algorithm::MergeSort, Algorithm::Bitonic] {
             let o = opts(a, Order::Ascending, false);
@@ -188,9 +199,7 @@ fn payload_widths_every_distribution() {
     }
 }
 
-#[test]
-fn stable_pairs_keep_input_order() {
-    let Some(g) = gpu() else { return };
+fn stable_pairs_keep_input_order(g: &Gpu) {
     for a in Algorithm::ALL {
         for order in [Order::Ascending, Order::Descending] {
             let o = opts(a, order, true);
@@ -206,9 +215,7 @@ fn stable_pairs_keep_input_order() {
     }
 }
 
-#[test]
-fn every_merge_kernel_with_wide_and_ranked_items() {
-    let Some(g) = gpu() else { return };
+fn every_merge_kernel_with_wide_and_ranked_items(g: &Gpu) {
     let configs = [TileSort::BlockBitonic, TileSort::WarpMerge].into_iter().flat_map(|tile_sort| {
         [MergeKernel::Block, MergeKernel::WarpBitonic].into_iter().flat_map(move |merge| {
             [0, 4, 8, 16].map(|outputs_per_thread| MergeSortConfig {
@@ -237,9 +244,7 @@ fn every_merge_kernel_with_wide_and_ranked_items() {
     }
 }
 
-#[test]
-fn stable_pairs_every_payload_and_key_type() {
-    let Some(g) = gpu() else { return };
+fn stable_pairs_every_payload_and_key_type(g: &Gpu) {
     let o = opts(Algorithm::MergeSort, Order::Descending, true);
     every_payload::<i32>(g, Dist::FewUnique, 50_000, &o);
     every_payload::<f32>(g, Dist::AllEqual, 50_000, &o);
@@ -247,9 +252,7 @@ fn stable_pairs_every_payload_and_key_type() {
     every_payload::<f64>(g, Dist::Gaussian, 50_000, &o);
 }
 
-#[test]
-fn argsort_every_algorithm_size_and_order() {
-    let Some(g) = gpu() else { return };
+fn argsort_every_algorithm_size_and_order(g: &Gpu) {
     for a in Algorithm::ALL {
         for order in [Order::Ascending, Order::Descending] {
             for stable in [false, true] {
@@ -269,9 +272,7 @@ fn argsort_every_algorithm_size_and_order() {
     }
 }
 
-#[test]
-fn segments_with_64_bit_payloads() {
-    let Some(g) = gpu() else { return };
+fn segments_with_64_bit_payloads(g: &Gpu) {
     for seg in [1, 31, 32, 100, 256, 512, 1000, 4096, 8192] {
         for n in [0, 1, seg, 10 * seg + 3, 50_000] {
             for order in [Order::Ascending, Order::Descending] {
@@ -312,9 +313,7 @@ where
     }
 }
 
-#[test]
-fn millions() {
-    let Some(g) = gpu() else { return };
+fn millions(g: &Gpu) {
     let n = 3_000_017;
     check_pairs::<u32, u64>(g, Dist::Uniform, n, &opts(Algorithm::MergeSort, Order::Ascending, false));
     check_pairs::<u64, u64>(g, Dist::Gaussian, n, &opts(Algorithm::MergeSort, Order::Descending, false));
@@ -324,9 +323,7 @@ fn millions() {
     check_argsort::<u32>(g, Dist::Uniform, 1 << 22, &opts(Algorithm::MergeSort, Order::Descending, false));
 }
 
-#[test]
-fn host_slices_and_errors() {
-    let Some(g) = gpu() else { return };
+fn host_slices_and_errors(g: &Gpu) {
     let stable = opts(Algorithm::MergeSort, Order::Ascending, true);
     assert_eq!(g.argsort_slice(&[2.5f32, -1.0, 2.5, 0.0], &stable).unwrap(), [1, 3, 0, 2]);
     assert_eq!(g.argsort_slice::<u32>(&[], &stable).unwrap(), Vec::<u32>::new());
@@ -347,9 +344,7 @@ fn host_slices_and_errors() {
     assert_eq!((k, v), (vec![3, 1, 2], vec![0, 1]));
 }
 
-#[test]
-fn sixteen_bit_keys() {
-    let Some(g) = gpu() else { return };
+fn sixteen_bit_keys(g: &Gpu) {
     for a in Algorithm::ALL {
         for order in [Order::Ascending, Order::Descending] {
             let o = opts(a, order, false);
@@ -393,9 +388,7 @@ fn sixteen_bit_keys() {
     assert_eq!(v, [i16::MIN, -1, 0, 3, i16::MAX]);
 }
 
-#[test]
-fn segments_by_offsets_with_64_bit_payloads() {
-    let Some(g) = gpu() else { return };
+fn segments_by_offsets_with_64_bit_payloads(g: &Gpu) {
     let n = 40_000;
     let offs: Vec<u32> = vec![0, 0, 1, 33, 600, 5000, 5001, 10_000, 40_000];
     let d_off = g.stream().clone_htod(&offs).unwrap();
