@@ -160,7 +160,7 @@ impl Bench<'_> {
             });
         }
         for p in out.problems {
-            self.report.fail(format!("{suite} {} {} {}{tag}: {p}", mode.dtype, dist.name(), mode.arg));
+            self.report.fail(format!("{suite} {} {} (cub_bench mode {}{tag}): {p}", mode.dtype, dist.name(), mode.arg));
         }
     }
 }

@@ -138,11 +138,10 @@ impl Report {
         self.rows.push(row);
     }
 
-    /// Reports a failure that has no row: printed at once (to stdout, among
-    /// the rows, and to stderr), counted in [`Report::finish`].
+    /// Reports a failure that has no row: a `FAILED` line at once among the
+    /// rows, counted in [`Report::finish`].
     pub fn fail(&mut self, message: String) {
         println!("FAILED    {message}");
-        eprintln!("warpsort bench: {message}");
         self.failures.push(message);
     }
 
@@ -162,7 +161,7 @@ impl Report {
             problems.push(format!("{wrong} results failed verification"));
         }
         if !self.failures.is_empty() {
-            problems.push(format!("{} other failures: {}", self.failures.len(), self.failures.join("; ")));
+            problems.push(format!("{} other failures (the FAILED lines above)", self.failures.len()));
         }
         if problems.is_empty() { Ok(()) } else { Err(problems.join(", ")) }
     }

@@ -38,11 +38,11 @@ impl Progress {
         let style = match bytes {
             Some(len) => {
                 self.bar.set_length(len);
-                ProgressStyle::with_template("{msg:>10} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})")
+                ProgressStyle::with_template("{msg:>9} [{wide_bar}] {bytes}/{total_bytes} {bytes_per_sec}")
             }
             None => {
                 self.bar.enable_steady_tick(Duration::from_millis(120));
-                ProgressStyle::with_template("{msg:>10} {spinner} {elapsed}")
+                ProgressStyle::with_template("{msg:>9} {spinner} {elapsed}")
             }
         };
         self.bar.set_style(style.expect("valid template").progress_chars("=> "));
