@@ -69,7 +69,8 @@ fn escape(s: &str) -> String {
 
 /// The y axis (`label`, from 0 to a round maximum) with grid lines.
 fn y_axis(svg: &mut String, max: f64, label: &str) -> f64 {
-    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0].into_iter().find(|s| max / s <= 8.0).unwrap_or(500.0);
+    // 1, 2, 5, 10, 20, 50, ...: the first step that needs at most 8 lines.
+    let step = (0..).map(|i| [1.0, 2.0, 5.0][i % 3] * 10f64.powi(i as i32 / 3)).find(|s| max / s <= 8.0).unwrap();
     let top = (max / step).ceil().max(1.0) * step;
     let mut v = 0.0;
     while v <= top + 1e-9 {
@@ -298,6 +299,15 @@ mod tests {
         let names: Vec<&str> = charts.iter().map(|c| c.0.as_str()).collect();
         assert_eq!(names, ["sizes.svg", "dists.svg"]);
         assert!(charts[0].1.contains("2^24"), "the late sizes row is in the sizes chart");
+    }
+
+    #[test]
+    fn the_y_axis_has_at_most_nine_lines_at_any_scale() {
+        for max in [0.5, 7.0, 30.0, 1700.0, 48_000.0] {
+            let mut svg = String::new();
+            let top = y_axis(&mut svg, max, "y");
+            assert!(top >= max && svg.matches("<line").count() <= 9, "{max}: {top}, {svg}");
+        }
     }
 
     #[test]
