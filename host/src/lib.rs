@@ -60,5 +60,7 @@ pub use error::{Error, Result};
 pub use gpu::scratch::Scratch;
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
 pub use key::{Bits, Order, Payload, SortIndex, SortKey};
-pub use options::{Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, SegmentKernel, SortOptions, TileSort};
+pub use options::{
+    Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, SegmentKernel, SortOptions, TileSort,
+};
 pub use warpsort_kernels as kernels;

@@ -4,12 +4,14 @@
 //! (`plan`), from the tuning tables (`policy`).
 
 use warpsort_kernels::config::{
-    BLOCK_MERGE_KEYS_PER_THREAD, KEYS_PER_LANE, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, PAPER_MAX_SAMPLES,
+    BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_TILE, KEYS_PER_LANE, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, PAPER_MAX_SAMPLES,
     TILE_MERGE_KEYS_PER_LANE, WARP_SIZE,
 };
 
 use crate::error::{Error, Result};
 use crate::key::Order;
+use crate::launch::ItemKind;
+use crate::policy::{self, Policy};
 
 /// Which algorithm a full sort runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -135,19 +137,76 @@ pub struct MergeSortConfig {
     pub merge_threads: u32,
 }
 
+/// A merge sort's parameters with the defaults filled in from one GPU's
+/// tuning table, for one sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// Step 1's tile.
+    pub tile: usize,
+    /// Outputs per thread (block merge) or per lane (warp merge).
+    pub outputs: u32,
+    /// Threads sharing a window: a block merge's block, or a warp.
+    pub threads: u32,
+}
+
+impl Resolved {
+    /// Outputs of one merge window (a block's tile or a warp's window).
+    pub fn window(&self) -> usize {
+        (self.threads * self.outputs) as usize
+    }
+}
+
+/// The item shapes a configuration must suit: 4- and 8-byte keys, pairs of
+/// 8 and 16 bytes.
+const ITEM_SHAPES: [ItemKind; 4] = [ItemKind::U32, ItemKind::U64, ItemKind::U32U32, ItemKind::U32U64];
+
 impl MergeSortConfig {
     /// The outputs per thread [`MergeSortConfig::outputs_per_thread`] may be.
-    pub(crate) fn allowed_outputs(&self) -> &'static [u32] {
+    fn allowed_outputs(&self) -> &'static [u32] {
         match self.merge {
             MergeKernel::Block => &BLOCK_MERGE_KEYS_PER_THREAD,
             MergeKernel::WarpBitonic => &MERGE_KEYS_PER_LANE,
         }
     }
 
-    /// Checks the parameters against what the kernels support. Whether the
-    /// tile holds a merge window, and whether the GPU gives the kernels the
-    /// shared memory and threads they need, is checked by the plan of each
-    /// sort ([`Error::BadConfig`] before anything runs).
+    /// The parameters of a sort of `n` items of `kind` on a GPU of tuning
+    /// table `p`, every zero filled in.
+    pub(crate) fn resolve(&self, kind: ItemKind, n: usize, p: &Policy) -> Resolved {
+        let large = n / p.tile_large >= p.large_tile_min_tiles;
+        let tile = match (self.tile, self.tile_sort) {
+            (0, TileSort::WarpMerge) if kind.item_bytes() > 8 => p.tile_wide,
+            (0, TileSort::WarpMerge) if kind.item_bytes() <= 4 && large => p.tile_large,
+            (0, TileSort::WarpMerge) => p.tile,
+            (0, TileSort::BlockBitonic) => BLOCK_TILE as usize,
+            (tile, _) => tile,
+        };
+        let outputs = match (self.merge, self.outputs_per_thread) {
+            (MergeKernel::Block, 0) if kind.item_bytes() == 8 => p.block_merge_outputs_8,
+            (MergeKernel::Block, 0) => p.block_merge_outputs,
+            (MergeKernel::WarpBitonic, 0) if kind.pairs() => p.warp_merge_outputs_pairs,
+            (MergeKernel::WarpBitonic, 0) => p.warp_merge_outputs,
+            (_, k) => k,
+        };
+        let threads = match (self.merge, self.merge_threads) {
+            (MergeKernel::WarpBitonic, _) => WARP_SIZE,
+            (MergeKernel::Block, 0) if n <= p.small_sort_items => p.merge_threads_small,
+            (MergeKernel::Block, 0) => p.merge_threads,
+            (MergeKernel::Block, t) => t,
+        };
+        Resolved { tile, outputs, threads }
+    }
+
+    /// Checks the parameters against what the kernels support, for every
+    /// item shape, sort size and GPU: each a kernel that exists, and a tile
+    /// that holds a merge window. (Whether a GPU gives a kernel the threads
+    /// and shared memory it asks is checked before each sort runs.)
+    ///
+    /// ```
+    /// use warpsort::{MergeKernel, MergeSortConfig};
+    /// // A block merge of 128 threads x 16 outputs does not fit tiles of 1024.
+    /// assert!(MergeSortConfig { tile: 1024, merge: MergeKernel::Block, ..Default::default() }.validate().is_err());
+    /// assert!(MergeSortConfig { tile: 1024, merge_threads: 64, outputs_per_thread: 16, ..Default::default() }.validate().is_ok());
+    /// ```
     pub fn validate(&self) -> Result<()> {
         let (min_tile, max_tile) = self.tile_sort.tile_range();
         let tile_ok = self.tile == 0 || (self.tile.is_power_of_two() && (min_tile..=max_tile).contains(&self.tile));
@@ -155,11 +214,21 @@ impl MergeSortConfig {
         let k_ok = self.outputs_per_thread == 0 || allowed.contains(&self.outputs_per_thread);
         let t = self.merge_threads;
         let t_ok = t == 0 || (t.is_power_of_two() && (64..=1024).contains(&t));
-        if !(tile_ok && k_ok && t_ok) {
+        let fits = || {
+            policy::ALL.iter().all(|p| {
+                ITEM_SHAPES.iter().all(|&kind| {
+                    [0, usize::MAX].iter().all(|&n| {
+                        let r = self.resolve(kind, n, p);
+                        r.tile >= r.window()
+                    })
+                })
+            })
+        };
+        if !(tile_ok && k_ok && t_ok && fits()) {
             return Err(Error::BadConfig(format!(
-                "{self:?}: tile must be 0 (tuned) or a power of two from {min_tile} to {max_tile}; \
-                 outputs_per_thread 0 (tuned) or one of {allowed:?}; merge_threads 0 (tuned) or a power of two \
-                 from 64 to 1024"
+                "{self:?}: tile must be 0 (tuned) or a power of two from {min_tile} to {max_tile} and at least the \
+                 merge window (threads x outputs per thread); outputs_per_thread 0 (tuned) or one of {allowed:?}; \
+                 merge_threads 0 (tuned) or a power of two from 64 to 1024"
             )));
         }
         Ok(())
@@ -380,7 +449,9 @@ impl SegmentKernel {
             BLOCK_SORT_MAX_TILE, BLOCK_SORT_MIN_TILE, SEGMENT_MIN_CHUNK, WARP_SORT_KEYS_PER_LANE, WARP_TILE,
         };
         let ok = match *self {
-            SegmentKernel::WarpChunks { chunk } => chunk.is_power_of_two() && (SEGMENT_MIN_CHUNK..=WARP_TILE).contains(&chunk),
+            SegmentKernel::WarpChunks { chunk } => {
+                chunk.is_power_of_two() && (SEGMENT_MIN_CHUNK..=WARP_TILE).contains(&chunk)
+            }
             SegmentKernel::Warp { keys_per_lane } => WARP_SORT_KEYS_PER_LANE.contains(&keys_per_lane),
             SegmentKernel::Block { tile } => {
                 tile.is_power_of_two() && (BLOCK_SORT_MIN_TILE..=BLOCK_SORT_MAX_TILE).contains(&tile)

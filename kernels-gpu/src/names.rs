@@ -19,37 +19,99 @@
 /// The name of a kernel family, as a literal (for `export_name` and `concat!`).
 #[macro_export]
 macro_rules! kernel_name {
-    (block_sort) => { "block_sort" };
-    (bitonic_fused) => { "bitonic_fused" };
-    (bitonic_stage) => { "bitonic_stage" };
-    (bitonic_hc) => { "bitonic_hc" };
-    (bitonic_flip) => { "bitonic_flip" };
-    (merge_tile_sort) => { "merge_tile_sort" };
-    (merge_partition) => { "merge_partition" };
-    (block_merge) => { "block_merge" };
-    (merge_pass) => { "merge_pass" };
-    (segmented_chunks) => { "segmented_chunks" };
-    (segmented_warp) => { "segmented_warp" };
-    (segmented_block) => { "segmented_block" };
-    (segment_classes_count) => { "segment_classes_count" };
-    (segment_classes_list) => { "segment_classes_list" };
-    (segment_boundaries) => { "segment_boundaries" };
-    (paper_merge) => { "paper_merge" };
-    (paper_final) => { "paper_final" };
-    (paper_sample) => { "paper_sample" };
-    (paper_split) => { "paper_split" };
-    (paper_group_starts) => { "paper_group_starts" };
-    (verify) => { "verify" };
-    (map_keys) => { "map_keys" };
-    (convert_keys_u16) => { "convert_keys_u16" };
-    (iota) => { "iota" };
-    (iota_rows) => { "iota_rows" };
-    (gather) => { "gather" };
-    (probe_shfl) => { "probe_shfl" };
-    (probe_vote) => { "probe_vote" };
-    (probe_reduce_scan) => { "probe_reduce_scan" };
-    (probe_compact) => { "probe_compact" };
-    (probe_cmpx) => { "probe_cmpx" };
+    (block_sort) => {
+        "block_sort"
+    };
+    (bitonic_fused) => {
+        "bitonic_fused"
+    };
+    (bitonic_stage) => {
+        "bitonic_stage"
+    };
+    (bitonic_hc) => {
+        "bitonic_hc"
+    };
+    (bitonic_flip) => {
+        "bitonic_flip"
+    };
+    (merge_tile_sort) => {
+        "merge_tile_sort"
+    };
+    (merge_partition) => {
+        "merge_partition"
+    };
+    (block_merge) => {
+        "block_merge"
+    };
+    (merge_pass) => {
+        "merge_pass"
+    };
+    (segmented_chunks) => {
+        "segmented_chunks"
+    };
+    (segmented_warp) => {
+        "segmented_warp"
+    };
+    (segmented_block) => {
+        "segmented_block"
+    };
+    (segment_classes_count) => {
+        "segment_classes_count"
+    };
+    (segment_classes_list) => {
+        "segment_classes_list"
+    };
+    (segment_boundaries) => {
+        "segment_boundaries"
+    };
+    (paper_merge) => {
+        "paper_merge"
+    };
+    (paper_final) => {
+        "paper_final"
+    };
+    (paper_sample) => {
+        "paper_sample"
+    };
+    (paper_split) => {
+        "paper_split"
+    };
+    (paper_group_starts) => {
+        "paper_group_starts"
+    };
+    (verify) => {
+        "verify"
+    };
+    (map_keys) => {
+        "map_keys"
+    };
+    (convert_keys_u16) => {
+        "convert_keys_u16"
+    };
+    (iota) => {
+        "iota"
+    };
+    (iota_rows) => {
+        "iota_rows"
+    };
+    (gather) => {
+        "gather"
+    };
+    (probe_shfl) => {
+        "probe_shfl"
+    };
+    (probe_vote) => {
+        "probe_vote"
+    };
+    (probe_reduce_scan) => {
+        "probe_reduce_scan"
+    };
+    (probe_compact) => {
+        "probe_compact"
+    };
+    (probe_cmpx) => {
+        "probe_cmpx"
+    };
 }
 
 /// Declares the constant of each family named by [`kernel_name!`].

@@ -4,7 +4,7 @@ use warpsort::{Gpu, Order};
 use warpsort_testkit::{Dist, check_segments};
 
 warpsort_testkit::tests_main! {
-    gpu: [every_tile_and_partial_segments, distributions_and_types, rejects_segments_past_the_limit],
+    gpu: [every_tile_and_partial_segments, distributions_and_types, rejects_empty_rows_and_sorts_long_ones],
 }
 
 fn every_tile_and_partial_segments(g: &Gpu) {
@@ -23,9 +23,14 @@ fn distributions_and_types(g: &Gpu) {
     }
 }
 
-fn rejects_segments_past_the_limit(g: &Gpu) {
+fn rejects_empty_rows_and_sorts_long_ones(g: &Gpu) {
     let mut d = g.stream().clone_htod(&[3u32, 2, 1]).unwrap();
     assert!(matches!(g.sort_segments(&mut d, 0, Order::Ascending), Err(warpsort::Error::BadSegment { .. })));
-    assert!(matches!(g.sort_segments(&mut d, 8193, Order::Ascending), Err(warpsort::Error::BadSegment { .. })));
     assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [3, 2, 1], "data unchanged on error");
+    // Past a block's tile, rows go to the merge sort (one row here: longer than the keys).
+    g.sort_segments(&mut d, 8193, Order::Ascending).unwrap();
+    assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [1, 2, 3]);
+    for n in [8193, 3 * 8193 + 5] {
+        check_segments::<u32>(g, Dist::Uniform, n, 8193, Order::Descending);
+    }
 }

@@ -84,7 +84,7 @@ macro_rules! properties {
         mod $name {
             use super::*;
             proptest! {
-                #![proptest_config(ProptestConfig::with_cases(256))]
+                #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
                 fn encoding_preserves_order(a in key::<$t>(), b in key::<$t>()) {
                     super::encoding_preserves_order(a, b);
                 }

@@ -69,7 +69,11 @@ impl Gpu {
     }
 
     /// Argsort with positions of type `I` into a new buffer.
-    fn argsort_as<K: SortKey, I: SortIndex>(&self, keys: &impl DevicePtr<K>, opts: &SortOptions) -> Result<CudaSlice<I>> {
+    fn argsort_as<K: SortKey, I: SortIndex>(
+        &self,
+        keys: &impl DevicePtr<K>,
+        opts: &SortOptions,
+    ) -> Result<CudaSlice<I>> {
         check_len(keys.len(), size_of::<I>(), opts)?;
         // SAFETY: argsort_into writes every element before it returns Ok.
         let mut out = unsafe { self.stream().alloc::<I>(keys.len()) }?;

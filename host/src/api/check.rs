@@ -132,13 +132,17 @@ impl Gpu {
             Segments::Rows(len) => (0, n.div_ceil(len), len),
             Segments::Offsets(o) => {
                 if o.is_empty() {
-                    return Err(Error::BadOffsets { problem: "the offsets array is empty (no segments at all is [0])".into() });
+                    return Err(Error::BadOffsets {
+                        problem: "the offsets array is empty (no segments at all is [0])".into(),
+                    });
                 }
                 if n > u32::MAX as usize {
                     return Err(Error::TooLong { len: n, max: u32::MAX as usize });
                 }
                 let (p, _o) = self.addr(o, "segment offsets")?;
-                self.with_scratch(None, OffsetsPlan::counters_only(), |c| self.count_offsets(p, o.len() - 1, n, c, None))?;
+                self.with_scratch(None, OffsetsPlan::counters_only(), |c| {
+                    self.count_offsets(p, o.len() - 1, n, c, None)
+                })?;
                 (p, o.len(), 0)
             }
         };

@@ -20,12 +20,12 @@ use std::mem::size_of;
 use cudarc::driver::{DevicePtr, DevicePtrMut, SyncOnDrop};
 
 use crate::error::{Error, Result};
-use crate::options::SortOptions;
-use sort::STABLE_MAX_LEN;
 use crate::gpu::Gpu;
 use crate::key::{Payload, SortKey};
 use crate::launch::{DevPtr, Items};
+use crate::options::SortOptions;
 use crate::plan::SortShape;
+use sort::STABLE_MAX_LEN;
 
 /// A caller's buffer's address on this GPU's stream, with the guard that
 /// records (where the buffer's context tracks events) that the work queued

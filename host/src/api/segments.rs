@@ -14,8 +14,8 @@ use crate::gpu::Gpu;
 use crate::key::{Order, Payload, SortKey};
 use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
-use crate::plan::permute::{ArgsortPlan, StablePlan};
 use crate::plan::SortShape;
+use crate::plan::permute::{ArgsortPlan, StablePlan};
 use crate::plan::segments::{OffsetsPlan, RowsPlan};
 
 use super::sort::STABLE_MAX_LEN;
@@ -45,7 +45,12 @@ impl Gpu {
     /// assert_eq!(gpu.stream().clone_dtoh(&rows)?, [1, 2, 3, 7, 8, 9]);
     /// # Ok::<(), warpsort::Error>(())
     /// ```
-    pub fn sort_segments<K: SortKey>(&self, keys: &mut impl DevicePtrMut<K>, seg_len: usize, order: Order) -> Result<()> {
+    pub fn sort_segments<K: SortKey>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        seg_len: usize,
+        order: Order,
+    ) -> Result<()> {
         self.segmented_keys(keys, Cut::Rows(seg_len, None), &SortOptions::ordered(order))
     }
 
@@ -382,11 +387,15 @@ impl Gpu {
                 opts.validate()?;
                 let offsets = OffsetsPlan::new(sorted, n, segs);
                 if !stable {
-                    return self.with_scratch(None, offsets.temp_bytes, |t| self.run_offsets(items, off, &offsets, opts, mode, t));
+                    return self.with_scratch(None, offsets.temp_bytes, |t| {
+                        self.run_offsets(items, off, &offsets, opts, mode, t)
+                    });
                 }
                 let plan = StablePlan::new(n, vb, offsets);
                 self.with_scratch(None, plan.temp_bytes, |temp| {
-                    self.run_stable(items, vb, &plan, temp, |ranked, t| self.run_offsets(ranked, off, &plan.inner, opts, mode, t))
+                    self.run_stable(items, vb, &plan, temp, |ranked, t| {
+                        self.run_offsets(ranked, off, &plan.inner, opts, mode, t)
+                    })
                 })
             }
         }

@@ -7,10 +7,10 @@ use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
 use crate::gpu::Gpu;
 use crate::key::{Order, Payload, SortKey};
-use crate::options::SortOptions;
-use crate::plan::permute::{HostPlan, StablePlan};
 use crate::launch::Items;
+use crate::options::SortOptions;
 use crate::plan::SortPlan;
+use crate::plan::permute::{HostPlan, StablePlan};
 
 impl Gpu {
     /// Sorts a host slice ascending: copies it to the GPU, sorts, copies it
@@ -110,7 +110,13 @@ impl Gpu {
 
     /// Copies sorted pairs back. Keys land in a host copy first: if the
     /// values' copy fails, both slices are as they were.
-    fn download_pairs<K: SortKey, V: Payload>(&self, base: u64, vals_at: usize, keys: &mut [K], vals: &mut [V]) -> Result<()> {
+    fn download_pairs<K: SortKey, V: Payload>(
+        &self,
+        base: u64,
+        vals_at: usize,
+        keys: &mut [K],
+        vals: &mut [V],
+    ) -> Result<()> {
         let mut out = keys.to_vec();
         self.download(base, &mut out)?;
         self.download(base + vals_at as u64, vals)?;

@@ -19,8 +19,11 @@ impl Gpu {
         let r = &plan.regions;
         let at = |offset: usize| temp + offset as u64;
         let tmp = items.moved_to(at(r.keys), at(r.vals));
-        let samples =
-            if plan.merge.samples { Samples { keys: at(r.sample_keys), vals: at(r.sample_vals) } } else { Samples::NONE };
+        let samples = if plan.merge.samples {
+            Samples { keys: at(r.sample_keys), vals: at(r.sample_vals) }
+        } else {
+            Samples::NONE
+        };
         // Step 1 writes where the last pass ends in `items`.
         let (mut cur, mut other) = if plan.step1_to_temp { (tmp, *items) } else { (*items, tmp) };
         self.tile_sort(items, &cur, plan, samples)?;

@@ -32,9 +32,15 @@ impl Gpu {
         let split = plan.splits();
         // Step 3's samples come from the input, before step 1 moves it.
         if split {
-            self.launch(&PaperSample { items, samples: &samples }, Shape::covering(samples.n, threads, i32::MAX as u32))?;
+            self.launch(
+                &PaperSample { items, samples: &samples },
+                Shape::covering(samples.n, threads, i32::MAX as u32),
+            )?;
             let seg = plan.sample_tile;
-            self.launch(&BlockSort { src: &samples, dst: &samples, seg, samples: Samples::NONE }, plan.sample_shape(items.kind))?;
+            self.launch(
+                &BlockSort { src: &samples, dst: &samples, seg, samples: Samples::NONE },
+                plan.sample_shape(items.kind),
+            )?;
         }
         // Step 1 writes where the last write (of step 2 or step 4) ends in `items`.
         let writes = plan.passes + if split { plan.levels() } else { 0 };
@@ -54,13 +60,22 @@ impl Gpu {
         // Step 3: cut every sequence at the splitters.
         let l = plan.sequences;
         let tables = PaperTables { bounds: at(r.bounds), starts: at(r.starts), offsets: at(r.offsets) };
-        let cut = PaperSplit { items: &cur, run, sequences: l, samples: &samples, groups: s, oversampling: k, bounds: tables.bounds };
+        let cut = PaperSplit {
+            items: &cur,
+            run,
+            sequences: l,
+            samples: &samples,
+            groups: s,
+            oversampling: k,
+            bounds: tables.bounds,
+        };
         self.launch(&cut, Shape::covering((s + 1) * l, threads, i32::MAX as u32))?;
         self.launch(&PaperGroupStarts { sequences: l, groups: s, tables }, warps(s))?;
         // Step 4: every group's pieces merged pairwise, a level per launch.
         for round in 0..plan.levels() {
             let pairs = l.div_ceil(1 << round).div_ceil(2);
-            let level = PaperFinal { buffer, src: &cur, dst: &other, run, sequences: l, tables, groups: s, round, coalesced };
+            let level =
+                PaperFinal { buffer, src: &cur, dst: &other, run, sequences: l, tables, groups: s, round, coalesced };
             self.launch(&level, warps(s * pairs))?;
             std::mem::swap(&mut cur, &mut other);
         }

@@ -7,7 +7,9 @@ use warpsort_kernels::config::{SEGMENT_CLASSES, SEGMENT_COUNTERS, SEGMENT_FIRST,
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::launch::families::{SegmentClassesCount, SegmentClassesList, SegmentedBlock, SegmentedChunks, SegmentedWarp, Segments};
+use crate::launch::families::{
+    SegmentClassesCount, SegmentClassesList, SegmentedBlock, SegmentedChunks, SegmentedWarp, Segments,
+};
 use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
 use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, SegmentLaunch};
@@ -40,7 +42,8 @@ impl Gpu {
                 let long_temp = temp + *at as u64;
                 for start in (0..items.n).step_by(plan.len) {
                     let len = plan.len.min(items.n - start);
-                    let row_plan = if len == full.n { full } else { last.as_ref().expect("a shorter last row has a plan") };
+                    let row_plan =
+                        if len == full.n { full } else { last.as_ref().expect("a shorter last row has a plan") };
                     // Keys are already in their ordered patterns: no mapping per row.
                     self.run_sort(&items.range(start, len), row_plan, 0, long_temp)?;
                 }
@@ -112,7 +115,8 @@ impl Gpu {
         let (long_start, long_count) = classes.long;
         let mut long = vec![0u64; long_count];
         self.download(lists + 8 * long_start as u64, &mut long)?;
-        let long: Vec<(usize, usize)> = long.iter().map(|&e| (e as u32 as usize, ((e >> 32) - (e & 0xffff_ffff)) as usize)).collect();
+        let long: Vec<(usize, usize)> =
+            long.iter().map(|&e| (e as u32 as usize, ((e >> 32) - (e & 0xffff_ffff)) as usize)).collect();
         // The merge sort's plan for the longest segment: its storage serves every shorter one.
         let inner = SortShape { narrow: false, ..plan.shape };
         let longest = long.iter().map(|l| l.1).max().unwrap_or(0);

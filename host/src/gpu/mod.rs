@@ -32,8 +32,10 @@ pub struct DeviceInfo {
     pub compute_capability: (i32, i32),
     /// Streaming multiprocessors.
     pub sms: u32,
-    /// Which kernels were loaded ("sm_70" or "sm_90" PTX; "custom" for
-    /// [`Gpu::with_ptx`]).
+    /// Which kernels were loaded: "sm_90 cubin", "sm_80 cubin", "sm_70 PTX
+    /// (JIT)" or "sm_90 PTX (JIT)" (the PTX also where the cubin did not
+    /// load: then it says so); "custom" for [`Gpu::with_ptx`].
+    /// `WARPSORT_IMAGE=ptx` forces the PTX (see the crate's README).
     pub ptx: &'static str,
     /// Largest dynamic shared memory a block may opt into, bytes.
     pub max_smem: u32,
@@ -198,11 +200,7 @@ impl Gpu {
     /// Fails with [`Error::ForeignContext`] unless `buf` lives in this GPU's
     /// context (a pointer comparison: cheap enough for every call).
     pub(crate) fn check_context<T>(&self, buf: &impl DeviceSlice<T>, what: &'static str) -> Result<()> {
-        if buf.stream().context().cu_ctx() == self.ctx.cu_ctx() {
-            Ok(())
-        } else {
-            Err(Error::ForeignContext { what })
-        }
+        if buf.stream().context().cu_ctx() == self.ctx.cu_ctx() { Ok(()) } else { Err(Error::ForeignContext { what }) }
     }
 
     /// Queues a copy of `src` to device address `dst` on this GPU's stream

@@ -41,7 +41,9 @@ impl Segments {
             Segments::Rows { n, len } => {
                 [Param::Ptr(0), Param::U64(self.count() as u64), Param::U64(n as u64), Param::U64(len as u64)]
             }
-            Segments::Listed { list, count } => [Param::Ptr(list), Param::U64(count as u64), Param::U64(0), Param::U64(0)],
+            Segments::Listed { list, count } => {
+                [Param::Ptr(list), Param::U64(count as u64), Param::U64(0), Param::U64(0)]
+            }
         }
     }
 }

@@ -135,13 +135,14 @@ fn every_launch_matches_the_embedded_ptx() {
         let mut launched = std::collections::BTreeSet::new();
         for k in every_launch() {
             let name = k.id().name();
-            let want = entries.get(&name).unwrap_or_else(|| panic!("{file}: the host launches {name}, the PTX has no such kernel"));
+            let want = entries
+                .get(&name)
+                .unwrap_or_else(|| panic!("{file}: the host launches {name}, the PTX has no such kernel"));
             assert_eq!(&kinds(&k.params()), want, "{file}: {name}'s parameters");
             launched.insert(name);
         }
         // Every kernel in the PTX is launched by the host, except the probes the tests launch by name.
-        let unused: Vec<_> =
-            entries.keys().filter(|e| !launched.contains(*e) && !e.starts_with("probe_")).collect();
+        let unused: Vec<_> = entries.keys().filter(|e| !launched.contains(*e) && !e.starts_with("probe_")).collect();
         assert!(unused.is_empty(), "{file}: kernels no host code launches: {unused:?}");
     }
 }

@@ -1,13 +1,11 @@
 //! The merge sort's plan: every launch decision of one sort, resolved once
 //! from the options, the items, `n` and the GPU's tuning table.
 
-use warpsort_kernels::config::{
-    BLOCK_TILE, SAMPLE_STRIDE, WARP_SIZE, merge_pass_smem_slots, tile_merge_smem_slots,
-};
+use warpsort_kernels::config::{SAMPLE_STRIDE, merge_pass_smem_slots, tile_merge_smem_slots};
 
-use super::layout::Layout;
 use super::Launch;
-use crate::error::{Error, Result};
+use super::layout::Layout;
+use crate::error::Result;
 use crate::launch::{Family, ItemKind, KernelId, Overlap, Shape};
 use crate::options::{MergeKernel, MergeSortConfig, TileSort};
 use crate::policy::Policy;
@@ -70,78 +68,29 @@ pub(crate) struct MergeSortPlan {
     pub temp_bytes: usize,
 }
 
-/// Step 1's tile for `n` items of `kind` (see [`MergeSortConfig::tile`]).
-fn tile(cfg: &MergeSortConfig, kind: ItemKind, n: usize, p: &Policy) -> usize {
-    let large = n / p.tile_large >= p.large_tile_min_tiles;
-    match (cfg.tile, cfg.tile_sort) {
-        (0, TileSort::WarpMerge) if kind.item_bytes() > 8 => p.tile_wide,
-        (0, TileSort::WarpMerge) if kind.item_bytes() <= 4 && large => p.tile_large,
-        (0, TileSort::WarpMerge) => p.tile,
-        (0, TileSort::BlockBitonic) => BLOCK_TILE as usize,
-        (tile, _) => tile,
-    }
-}
-
-/// Outputs per thread (or lane) of the merge.
-fn outputs(cfg: &MergeSortConfig, kind: ItemKind, p: &Policy) -> u32 {
-    match (cfg.merge, cfg.outputs_per_thread) {
-        (MergeKernel::Block, 0) if kind.item_bytes() == 8 => p.block_merge_outputs_8,
-        (MergeKernel::Block, 0) => p.block_merge_outputs,
-        (MergeKernel::WarpBitonic, 0) if kind.pairs() => p.warp_merge_outputs_pairs,
-        (MergeKernel::WarpBitonic, 0) => p.warp_merge_outputs,
-        (_, k) => k,
-    }
-}
-
-/// Threads that share a window: a block merge's block, or a warp.
-fn merge_threads(cfg: &MergeSortConfig, n: usize, p: &Policy) -> u32 {
-    match (cfg.merge, cfg.merge_threads) {
-        (MergeKernel::WarpBitonic, _) => WARP_SIZE,
-        (MergeKernel::Block, 0) if n <= p.small_sort_items => p.merge_threads_small,
-        (MergeKernel::Block, 0) => p.merge_threads,
-        (MergeKernel::Block, t) => t,
-    }
-}
-
-fn window(cfg: &MergeSortConfig, kind: ItemKind, n: usize, p: &Policy) -> usize {
-    (merge_threads(cfg, n, p) * outputs(cfg, kind, p)) as usize
-}
-
-/// Refuses a configuration whose tile cannot hold a merge window, at any
-/// length (so that a sort of 0 or 1 items refuses it too).
-fn check_config(cfg: &MergeSortConfig, kind: ItemKind, p: &Policy) -> Result<()> {
-    for n in [0, usize::MAX] {
-        let (t, w) = (tile(cfg, kind, n, p), window(cfg, kind, n, p));
-        if t < w {
-            return Err(Error::BadConfig(format!(
-                "{cfg:?}: the tile must be at least the merge window; for {kind:?} items it is {t} and the window {w}"
-            )));
-        }
-    }
-    Ok(())
-}
-
 impl MergeSortPlan {
     /// The plan of a merge sort of `n` items of `kind`.
     pub fn new(cfg: &MergeSortConfig, kind: ItemKind, n: usize, p: &Policy) -> Result<Self> {
         cfg.validate()?;
-        check_config(cfg, kind, p)?;
         let bytes = kind.item_bytes();
-        let t = tile(cfg, kind, n, p);
+        let r = cfg.resolve(kind, n, p);
+        let t = r.tile;
         let tiles = n.div_ceil(t).max(1);
         let tile_shape = match cfg.tile_sort {
-            TileSort::BlockBitonic => Shape::new(tiles as u32, (t / TileSort::BlockBitonic.per_thread() as usize) as u32)
-                .with_smem((t * bytes) as u32),
+            TileSort::BlockBitonic => {
+                Shape::new(tiles as u32, (t / TileSort::BlockBitonic.per_thread() as usize) as u32)
+                    .with_smem((t * bytes) as u32)
+            }
             TileSort::WarpMerge => Shape::new(tiles as u32, (t / TileSort::WarpMerge.per_thread() as usize) as u32)
                 .with_smem(tile_merge_smem_slots(t as u32) * bytes as u32),
         };
         let passes = tiles.next_power_of_two().trailing_zeros();
 
-        let outputs = outputs(cfg, kind, p);
-        let merge_window = window(cfg, kind, n, p);
+        let outputs = r.outputs;
+        let merge_window = r.window();
         let windows = n.div_ceil(merge_window);
         let shape = match cfg.merge {
-            MergeKernel::Block => Shape::new(windows as u32, merge_threads(cfg, n, p))
+            MergeKernel::Block => Shape::new(windows as u32, r.threads)
                 .with_smem(merge_pass_smem_slots(merge_window as u32, outputs, bytes as u32) * bytes as u32),
             MergeKernel::WarpBitonic => Shape::per_warp(windows, p.warp_kernel_threads),
         };
@@ -164,7 +113,7 @@ impl MergeSortPlan {
             (MergeRegions { keys: 0, vals: 0, sample_keys: 0, sample_vals: 0, parts: 0 }, 0)
         } else {
             let samples = n.div_ceil(SAMPLE_STRIDE as usize);
-            let min_window = window(cfg, kind, 0, p);
+            let min_window = cfg.resolve(kind, 0, p).window();
             let mut l = Layout::default();
             let (keys, vals) = l.items(n, kind);
             let (sample_keys, sample_vals) = l.items(samples, kind);
@@ -217,13 +166,15 @@ mod tests {
     fn tuned_tiles_and_windows() {
         let c = MergeSortConfig::default();
         let p = &HOPPER;
-        assert_eq!(tile(&c, ItemKind::U32, 1 << 20, p), 8192);
-        assert_eq!(tile(&c, ItemKind::U32, 1 << 24, p), 16384);
-        assert_eq!(tile(&c, ItemKind::U32U64, 1 << 24, p), 4096);
-        assert_eq!(tile(&c, ItemKind::U64, 1 << 24, p), 8192);
-        assert_eq!((merge_threads(&c, 1 << 20, p), merge_threads(&c, 1 << 21, p)), (64, 128));
-        assert_eq!(outputs(&c, ItemKind::U32U32, p), 8);
-        assert_eq!(outputs(&c, ItemKind::U32U64, p), 16);
+        let tile = |kind, n| c.resolve(kind, n, p).tile;
+        assert_eq!(tile(ItemKind::U32, 1 << 20), 8192);
+        assert_eq!(tile(ItemKind::U32, 1 << 24), 16384);
+        assert_eq!(tile(ItemKind::U32U64, 1 << 24), 4096);
+        assert_eq!(tile(ItemKind::U64, 1 << 24), 8192);
+        let threads = |n| c.resolve(ItemKind::U32, n, p).threads;
+        assert_eq!((threads(1 << 20), threads(1 << 21)), (64, 128));
+        assert_eq!(c.resolve(ItemKind::U32U32, 0, p).outputs, 8);
+        assert_eq!(c.resolve(ItemKind::U32U64, 0, p).outputs, 16);
         let plan = MergeSortPlan::new(&c, ItemKind::U32, 1 << 24, p).unwrap();
         assert_eq!((plan.tile.tile, plan.passes, plan.step1_to_temp), (16384, 10, false));
         assert_eq!((plan.tile.shape.block, plan.merge.window, plan.merge.shape.block), (1024, 2048, 128));

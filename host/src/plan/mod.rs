@@ -124,9 +124,13 @@ impl SortPlan {
     /// tables may differ in tiles and windows): what
     /// [`Gpu::sort_temp_bytes`](crate::Gpu::sort_temp_bytes) answers.
     pub fn temp_bytes_any_gpu(opts: &SortOptions, shape: SortShape, n: usize) -> usize {
-        policy::ALL.iter().filter_map(|p| SortPlan::new(opts, shape, n, p).ok()).map(|p| p.temp_bytes).max().unwrap_or(0)
+        policy::ALL
+            .iter()
+            .filter_map(|p| SortPlan::new(opts, shape, n, p).ok())
+            .map(|p| p.temp_bytes)
+            .max()
+            .unwrap_or(0)
     }
-
 }
 
 impl Launches for SortPlan {

@@ -3,9 +3,9 @@
 //! sort (the keys sorted with their positions as ranks, then the values
 //! gathered), over a full sort or a segmented one (`Inner`).
 
+use super::SortPlan;
 use super::layout::Layout;
 use super::segments::{OffsetsPlan, RowsPlan};
-use super::SortPlan;
 
 /// A sort an argsort or a stable sort runs inside its own storage.
 pub(crate) trait Inner {

@@ -90,6 +90,7 @@ impl RowsPlan {
         kernel: Option<SegmentKernel>,
         p: &Policy,
     ) -> Result<Self> {
+        opts.validate()?;
         if len == 0 {
             return Err(Error::BadSegment { len, max: usize::MAX });
         }
@@ -118,7 +119,6 @@ impl RowsPlan {
         };
         Ok(RowsPlan { n, len, shape, widened, sort, temp_bytes: l.bytes() })
     }
-
 }
 
 impl Launches for RowsPlan {
@@ -193,7 +193,6 @@ impl OffsetsLaunches {
         }
         unreachable!("the long class is the last")
     }
-
 }
 
 impl Launches for OffsetsLaunches {
@@ -250,7 +249,10 @@ mod tests {
         let (o, shape) = (SortOptions::default(), SortShape::new(4, 0));
         let warp1 = SegmentKernel::Warp { keys_per_lane: 1 };
         assert!(RowsPlan::new(&o, shape, 1000, 32, Some(warp1), &HOPPER).is_ok());
-        assert!(matches!(RowsPlan::new(&o, shape, 1000, 33, Some(warp1), &HOPPER), Err(Error::BadSegment { len: 33, .. })));
+        assert!(matches!(
+            RowsPlan::new(&o, shape, 1000, 33, Some(warp1), &HOPPER),
+            Err(Error::BadSegment { len: 33, .. })
+        ));
         let bad_chunk = SegmentKernel::WarpChunks { chunk: 96 };
         assert!(RowsPlan::new(&o, shape, 1000, 100, Some(bad_chunk), &HOPPER).is_err());
         assert!(RowsPlan::new(&o, shape, 1000, 4, Some(SegmentKernel::WarpChunks { chunk: 4 }), &HOPPER).is_err());

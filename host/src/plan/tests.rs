@@ -91,7 +91,11 @@ fn plans_list_their_launches() {
     let names: Vec<_> = l.iter().map(|(k, s)| (k.name(), s.block)).collect();
     assert_eq!(
         names,
-        [("merge_tile_sort_u32_u64".to_string(), 256), ("merge_partition_u32_u64".into(), 32), ("block_merge16_u32_u64".into(), 128)]
+        [
+            ("merge_tile_sort_u32_u64".to_string(), 256),
+            ("merge_partition_u32_u64".into(), 32),
+            ("block_merge16_u32_u64".into(), 128)
+        ]
     );
     // Fewer than two items: nothing runs, but the options are checked.
     let bad = SortOptions { merge_sort: MergeSortConfig { tile: 1000, ..Default::default() }, ..o };
