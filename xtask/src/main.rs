@@ -1,11 +1,14 @@
 //! `cargo xtask`: the build steps cargo alone cannot do.
 //!
 //! - `build-ptx [--check] [--require-ptxas]`: compiles `kernels-gpu` for
-//!   `nvptx64-nvidia-cuda` (one build per target GPU), links the fat-LTO bitcode
-//!   to PTX with llvm-tools' `opt` and `llc` (rustup's `llvm-bitcode-linker`
-//!   is not available), writes it to `host/ptx/`, and runs every kernel through
-//!   `ptxas` for a resource report. `--check` fails when the embedded PTX differs
-//!   from a fresh build; `--require-ptxas` fails when `ptxas` is missing.
+//!   `nvptx64-nvidia-cuda` (one build per target GPU, both at once), links the
+//!   fat-LTO bitcode to PTX with llvm-tools' `opt` and `llc` (rustup's
+//!   `llvm-bitcode-linker` is not available), assembles each PTX with `ptxas`
+//!   into a cubin (sm_70 PTX for sm_80, sm_90 PTX for sm_90) and reports every
+//!   kernel's resources from the same run, and writes the four images
+//!   zstd-compressed to `host/images/` (plain copies in `target/ptx/`).
+//!   `--check` fails when an embedded image, decompressed, differs from a
+//!   fresh build; `--require-ptxas` fails when `ptxas` is missing.
 //! - `bundle`: release test and benchmark binaries plus a runner script in
 //!   `bundle/`, for a GPU machine without Rust.
 //! - `plot RESULTS.jsonl OUT_DIR`: the benchmark's rows as CSV and SVG charts.

@@ -1,20 +1,53 @@
-//! Rust kernels to PTX: rustc's nvptx backend emits one fat-LTO bitcode module,
-//! `opt` keeps only the kernels' reachable code, `llc` writes PTX.
+//! Rust kernels to PTX and machine code: rustc's nvptx backend emits one
+//! fat-LTO bitcode module, `opt` keeps only the kernels' reachable code, `llc`
+//! writes PTX, `ptxas` assembles that PTX into a cubin (and reports every
+//! kernel's resources). The host embeds all four images zstd-compressed, in
+//! [`IMAGES`].
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
 use warpsort_kernels::config::LAUNCH_BOUNDS;
 
-use crate::{output, ptxas, run};
+use crate::ptxas::{self, Assembly};
+use crate::{output, run};
 
-/// The PTX builds the host embeds: `(file stem, -mcpu)`. sm_70 PTX loads on
-/// every GPU from Volta on (the driver JIT-compiles it for newer ones); the
-/// sm_90 build lets LLVM schedule for Hopper.
-pub const TARGETS: [(&str, &str); 2] = [("warpsort_sm70", "sm_70"), ("warpsort_sm90", "sm_90")];
+/// One PTX build and the machine code assembled from it.
+pub struct Target {
+    /// `-mcpu` of the PTX build (its `.target`).
+    pub cpu: &'static str,
+    /// The PTX's file name.
+    pub ptx: &'static str,
+    /// The GPU architecture its cubin is for.
+    pub arch: &'static str,
+    /// The cubin's file name.
+    pub cubin: &'static str,
+}
 
-/// The GPU architectures every kernel is assembled for by `ptxas` as a check.
-const PTXAS_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
+/// The builds the host embeds. sm_70 PTX loads on every GPU from Volta on
+/// (JIT); its sm_80 cubin is what an A100 would JIT-compile from it, and runs
+/// on every 8.x GPU. The sm_90 build lets LLVM schedule for Hopper and uses
+/// its instructions (`griddepcontrol`); its cubin runs on 9.0 GPUs only, its
+/// PTX on every later GPU (JIT). Each PTX is assembled (and its resources
+/// checked) for the one architecture whose cubin is built from it: the host
+/// never loads sm_70 PTX on a 9.0 GPU.
+pub const TARGETS: [Target; 2] = [
+    Target { cpu: "sm_70", ptx: "warpsort_sm70.ptx", arch: "sm_80", cubin: "warpsort_sm80.cubin" },
+    Target { cpu: "sm_90", ptx: "warpsort_sm90.ptx", arch: "sm_90", cubin: "warpsort_sm90.cubin" },
+];
+
+/// The folder of the images the host embeds (`host/src/gpu/module.rs`), each
+/// compressed as `NAME.zst`.
+pub const IMAGES: &str = "host/images";
+
+/// The folder the plain PTX and cubins are written to as well: ptxas's input
+/// and output, for reading, and for `warpsort bench --ptx FILE`.
+pub const PLAIN: &str = "target/ptx";
+
+/// zstd's level for the embedded images: its best ratio short of `--ultra`
+/// (11-12x on the PTX, 6x on a cubin); the host decompresses with `ruzstd`.
+const ZSTD_LEVEL: i32 = 19;
 
 fn llvm_tool(name: &str) -> Result<PathBuf, String> {
     let sysroot = output(Command::new("rustc").args(["--print", "sysroot"]))?;
@@ -115,39 +148,132 @@ fn build_one(root: &Path, cpu: &str) -> Result<(String, Vec<String>), String> {
     Ok((with_launch_bounds(&text), kernels))
 }
 
-/// `cargo xtask build-ptx`.
+/// One target built: its PTX and, with `ptxas`, its cubin and report.
+struct Built {
+    target: &'static Target,
+    ptx: String,
+    kernels: usize,
+    assembly: Option<Assembly>,
+    /// How long its steps took, for the log.
+    times: String,
+}
+
+fn build_target(root: &Path, target: &'static Target, assembler: Option<&Path>) -> Result<Built, String> {
+    let t0 = Instant::now();
+    let (ptx, kernels) = build_one(root, target.cpu)?;
+    let plain = root.join(PLAIN);
+    let ptx_path = plain.join(target.ptx);
+    std::fs::write(&ptx_path, &ptx).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
+    let t1 = Instant::now();
+    let assembly = match assembler {
+        Some(p) => Some(ptxas::assemble(p, &ptx_path, target.arch, &plain.join(target.cubin))?),
+        None => None,
+    };
+    let times = format!("rustc+llc {:.0} s, ptxas {:.0} s", (t1 - t0).as_secs_f64(), t1.elapsed().as_secs_f64());
+    Ok(Built { target, ptx, kernels: kernels.len(), assembly, times })
+}
+
+/// A zstd frame of `raw`, with its size and a checksum in the header.
+fn compress(raw: &[u8]) -> Result<Vec<u8>, String> {
+    let mut c = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(|e| e.to_string())?;
+    c.include_checksum(true).map_err(|e| e.to_string())?;
+    c.include_contentsize(true).map_err(|e| e.to_string())?;
+    c.compress(raw).map_err(|e| e.to_string())
+}
+
+/// The committed image `name` decompressed (`None` when missing or corrupt).
+fn committed(dir: &Path, name: &str) -> Option<Vec<u8>> {
+    let z = std::fs::read(dir.join(format!("{name}.zst"))).ok()?;
+    zstd::stream::decode_all(&z[..]).ok()
+}
+
+/// `cargo xtask build-ptx`: builds both targets at once (each is one mostly
+/// single-threaded pipeline: rustc with one codegen unit, `llc`, `ptxas`),
+/// then compares every image with the committed one, decompressed (so the
+/// compressor's output never matters, only the content), and writes the
+/// changed ones; `check` writes nothing and fails when any differs. Without
+/// `ptxas` the cubins are neither built nor checked, and a changed PTX is an
+/// error: the cubins would no longer match it.
 pub fn build(root: &Path, check: bool, require_ptxas: bool) -> Result<(), String> {
-    let out_dir = root.join("host/ptx");
-    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
-    let mut stale = Vec::new();
+    let started = Instant::now();
+    let images = root.join(IMAGES);
+    std::fs::create_dir_all(&images).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(root.join(PLAIN)).map_err(|e| e.to_string())?;
     let assembler = ptxas::find();
-    if assembler.is_none() {
-        let msg = "ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set PTXAS)";
-        if require_ptxas {
-            return Err(msg.into());
+    match &assembler {
+        Some(p) => println!("ptxas: {} ({})", p.display(), ptxas::version(p)),
+        None if require_ptxas => {
+            return Err("ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set PTXAS)".into());
         }
-        eprintln!("warning: {msg}; skipping the resource report");
+        None => eprintln!(
+            "warning: ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set PTXAS): no cubins, no resource report"
+        ),
     }
-    for (stem, cpu) in TARGETS {
-        let (text, kernels) = build_one(root, cpu)?;
-        let path = out_dir.join(format!("{stem}.ptx"));
-        let old = std::fs::read_to_string(&path).unwrap_or_default();
-        if old != text {
-            if check {
-                stale.push(path.display().to_string());
-            } else {
-                std::fs::write(&path, &text).map_err(|e| e.to_string())?;
-            }
+    let results: Vec<Result<Built, String>> = std::thread::scope(|s| {
+        let jobs: Vec<_> = TARGETS.iter().map(|t| s.spawn(|| build_target(root, t, assembler.as_deref()))).collect();
+        jobs.into_iter().map(|j| j.join().unwrap_or_else(|_| Err("a build thread panicked".into()))).collect()
+    });
+    let built = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+
+    // (file name, fresh content) of every image built, and the problems ptxas found.
+    let mut fresh: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut problems = Vec::new();
+    for b in &built {
+        println!("{}: {} kernels for {}, {} bytes ({})", b.target.ptx, b.kernels, b.target.cpu, b.ptx.len(), b.times);
+        fresh.push((b.target.ptx, b.ptx.clone().into_bytes()));
+        if let Some(a) = &b.assembly {
+            print!("{}", a.report);
+            println!("{}: for {}, {} bytes", b.target.cubin, b.target.arch, a.cubin.len());
+            fresh.push((b.target.cubin, a.cubin.clone()));
+            problems.extend(a.problem.clone());
         }
-        println!("{stem}.ptx: {} kernels for {cpu}, {} bytes", kernels.len(), text.len());
-        if let Some(p) = &assembler {
-            for arch in PTXAS_ARCHS.iter().filter(|a| cpu <= **a) {
-                ptxas::report(p, &text, arch, &root.join("target/ptx").join(cpu))?;
-            }
+    }
+    let changed: Vec<&(&str, Vec<u8>)> =
+        fresh.iter().filter(|(name, raw)| committed(&images, name).as_deref() != Some(&raw[..])).collect();
+    if check {
+        if assembler.is_none() {
+            eprintln!("warning: the embedded cubins were not checked (no ptxas)");
+        }
+        if !changed.is_empty() {
+            let names: Vec<String> = changed.iter().map(|(n, _)| format!("{IMAGES}/{n}.zst")).collect();
+            return Err(format!(
+                "embedded kernels are stale (run `cargo xtask build-ptx` and commit): {}",
+                names.join(", ")
+            ));
+        }
+    } else if assembler.is_none() && !changed.is_empty() {
+        return Err(format!(
+            "the PTX changed ({}), and the cubins must be rebuilt with it, but ptxas is missing \
+             (pip install nvidia-cuda-nvcc-cu12, or set PTXAS): nothing written",
+            changed.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        ));
+    } else {
+        // Compressing is the slow part (level 19: ~13 s for a PTX): in parallel.
+        let written: Vec<Result<String, String>> = std::thread::scope(|s| {
+            let jobs: Vec<_> = changed
+                .iter()
+                .map(|(name, raw)| {
+                    let path = images.join(format!("{name}.zst"));
+                    s.spawn(move || {
+                        let z = compress(raw)?;
+                        std::fs::write(&path, &z).map_err(|e| format!("{}: {e}", path.display()))?;
+                        Ok(format!("wrote {}: {} -> {} bytes", path.display(), raw.len(), z.len()))
+                    })
+                })
+                .collect();
+            jobs.into_iter().map(|j| j.join().unwrap_or_else(|_| Err("a compression thread panicked".into()))).collect()
+        });
+        for w in written {
+            println!("{}", w?);
         }
     }
-    if !stale.is_empty() {
-        return Err(format!("embedded PTX is stale (run `cargo xtask build-ptx` and commit): {}", stale.join(", ")));
+    for (name, raw) in &fresh {
+        let z = std::fs::metadata(images.join(format!("{name}.zst"))).map(|m| m.len()).unwrap_or(0);
+        println!("{IMAGES}/{name}.zst: {z} bytes ({} raw)", raw.len());
     }
-    Ok(())
+    println!("build-ptx: {:.0} s (plain PTX and cubins in {PLAIN}/)", started.elapsed().as_secs_f64());
+    match problems.first() {
+        Some(p) => Err(p.clone()),
+        None => Ok(()),
+    }
 }

@@ -1,4 +1,5 @@
-//! `ptxas` as a checker: assembles the PTX for a real GPU and reports each
+//! `ptxas`, the assembler: turns a PTX build into machine code for a real GPU
+//! (the cubins the host embeds) and, from the same run, reports each
 //! kernel's registers, shared memory, stack frame and spills. A spill in a
 //! sorting kernel fails the build: the networks must live in registers.
 
@@ -19,6 +20,14 @@ pub fn find() -> Option<PathBuf> {
     let out = Command::new("python3").args(["-c", script]).output().ok()?;
     let p = String::from_utf8_lossy(&out.stdout).trim().to_string();
     (!p.is_empty()).then(|| PathBuf::from(p))
+}
+
+/// The assembler's version line (`Cuda compilation tools, release ...`).
+pub fn version(ptxas: &Path) -> String {
+    output(Command::new(ptxas).arg("--version"))
+        .ok()
+        .and_then(|v| v.lines().find(|l| l.contains("release")).map(str::to_string))
+        .unwrap_or_else(|| "unknown version".into())
 }
 
 #[derive(Default)]
@@ -70,32 +79,48 @@ fn bounded(name: &str) -> bool {
     warpsort_kernels::config::LAUNCH_BOUNDS.iter().any(|(prefix, _)| name.starts_with(prefix))
 }
 
-/// Assembles `ptx` for `arch`, prints the report, fails on a spill (beyond
-/// [`BOUNDED_SPILL_BYTES`] for a launch-bounded kernel).
-pub fn report(ptxas: &Path, ptx: &str, arch: &str, scratch: &Path) -> Result<(), String> {
-    let src = scratch.join("check.ptx");
-    std::fs::write(&src, ptx).map_err(|e| e.to_string())?;
-    let log = output(Command::new(ptxas).args(["-v", &format!("-arch={arch}"), "-o", "/dev/null"]).arg(&src))?;
+/// One `ptxas` run over a whole PTX file.
+pub struct Assembly {
+    /// The machine code (an ELF cubin for one GPU architecture).
+    pub cubin: Vec<u8>,
+    /// The resource report, one line per kernel, ready to print.
+    pub report: String,
+    /// The first kernel that spills (beyond [`BOUNDED_SPILL_BYTES`] for a
+    /// launch-bounded kernel) or keeps a stack frame, as an error message.
+    pub problem: Option<String>,
+}
+
+/// Assembles the PTX file `ptx` for `arch` (`-O3`, ptxas's default, said
+/// explicitly) into `cubin`, and reads the resource report of the same run.
+pub fn assemble(ptxas: &Path, ptx: &Path, arch: &str, cubin: &Path) -> Result<Assembly, String> {
+    let log = output(Command::new(ptxas).args(["-v", "-O3", &format!("-arch={arch}"), "-o"]).arg(cubin).arg(ptx))?;
     let usage = parse(&log);
+    if usage.is_empty() {
+        return Err(format!("ptxas {arch}: no kernel in its report for {}", ptx.display()));
+    }
     let max_regs = usage.iter().map(|u| u.regs).max().unwrap_or(0);
-    let spilling: Vec<&Usage> = usage.iter().filter(|u| u.spill_stores + u.spill_loads > 0).collect();
-    println!("  ptxas {arch}: {} kernels, at most {max_regs} registers, {} spilling", usage.len(), spilling.len());
+    let spilling = usage.iter().filter(|u| u.spill_stores + u.spill_loads > 0).count();
+    let mut report =
+        format!("  ptxas {arch}: {} kernels, at most {max_regs} registers, {spilling} spilling\n", usage.len());
     // Static shared memory only: the sorts size theirs at launch (dynamic).
     for u in &usage {
-        println!(
-            "    {:<32} {:>3} regs {:>6} B static smem {:>5} B stack {:>4}/{:<4} B spill st/ld",
+        report.push_str(&format!(
+            "    {:<32} {:>3} regs {:>6} B static smem {:>5} B stack {:>4}/{:<4} B spill st/ld\n",
             u.name, u.regs, u.smem, u.stack, u.spill_stores, u.spill_loads
-        );
-    }
-    let tolerated = |u: &Usage| bounded(&u.name) && u.spill_stores.max(u.spill_loads) <= BOUNDED_SPILL_BYTES;
-    if let Some(u) = spilling.iter().find(|u| !tolerated(u)) {
-        return Err(format!(
-            "{} spills on {arch} ({} B stores, {} B loads): the network must stay in registers",
-            u.name, u.spill_stores, u.spill_loads
         ));
     }
-    if let Some(u) = usage.iter().find(|u| u.stack > 0 && !tolerated(u)) {
-        return Err(format!("{} has a {} B stack frame on {arch}: an array went to local memory", u.name, u.stack));
-    }
-    Ok(())
+    let tolerated = |u: &Usage| bounded(&u.name) && u.spill_stores.max(u.spill_loads) <= BOUNDED_SPILL_BYTES;
+    let problem = if let Some(u) = usage.iter().find(|u| u.spill_stores + u.spill_loads > 0 && !tolerated(u)) {
+        Some(format!(
+            "{} spills on {arch} ({} B stores, {} B loads): the network must stay in registers",
+            u.name, u.spill_stores, u.spill_loads
+        ))
+    } else {
+        usage
+            .iter()
+            .find(|u| u.stack > 0 && !tolerated(u))
+            .map(|u| format!("{} has a {} B stack frame on {arch}: an array went to local memory", u.name, u.stack))
+    };
+    let cubin = std::fs::read(cubin).map_err(|e| format!("{}: {e}", cubin.display()))?;
+    Ok(Assembly { cubin, report, problem })
 }
