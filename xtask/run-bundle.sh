@@ -5,6 +5,8 @@
 # parts out. The CUB harness is ./cub_bench when the bundle carries one (built
 # for sm_90 and newer where `cargo xtask bundle` found nvcc), else compiled
 # here with nvcc for this GPU (about three minutes).
+# The binaries load the GPU's cubin where warpsort has one (8.x, 9.0), else
+# its PTX; WARPSORT_IMAGE=ptx runs everything on the PTX (driver JIT) instead.
 # Results and logs go to $OUT (default ./out). Exit status: non-zero when any
 # test or the benchmark failed.
 set -u -o pipefail

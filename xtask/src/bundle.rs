@@ -7,8 +7,9 @@ use std::process::Command;
 
 use crate::output;
 
-/// Builds release binaries and writes `bundle/run.sh`. Rebuilds the PTX
-/// first, so that the binaries never embed kernels older than the source.
+/// Builds release binaries and writes `bundle/run.sh`. Rebuilds the PTX and
+/// the cubins first, so that the binaries never embed kernels older than the
+/// source (which needs `ptxas` when the kernels changed).
 pub fn bundle(root: &Path) -> Result<(), String> {
     crate::ptx::build(root, false, false)?;
     let dir = root.join("bundle");
@@ -39,7 +40,7 @@ pub fn bundle(root: &Path) -> Result<(), String> {
         "build",
         "--release",
         "-p",
-        "warpsort",
+        "warpsort-cli",
         "--bin",
         "warpsort",
     ]))?;
@@ -52,10 +53,13 @@ pub fn bundle(root: &Path) -> Result<(), String> {
     }
     std::fs::copy(root.join("xtask/run-bundle.sh"), dir.join("run.sh")).map_err(|e| e.to_string())?;
     println!("bundle/: {count} test binaries, warpsort, cub_bench.cu, run.sh");
-    // The same, compressed (the binaries embed the PTX text): what fits a
-    // size-limited copy to the GPU machine. `tar xJf .gpu/bundle.tar.xz` there.
+    // The same, compressed: what fits a size-limited copy to the GPU
+    // machine. `tar xJf .gpu/bundle.tar.xz` there. Every binary embeds the
+    // same kernel images (about 4 MB, compressed already): xz's -9 keeps
+    // 64 MiB of history (and one block for it all), so each copy after the
+    // first costs almost nothing (31 MB at -6's 8 MiB, 8 MB at -9).
     std::fs::create_dir_all(root.join(".gpu")).map_err(|e| e.to_string())?;
-    crate::run(Command::new("tar").current_dir(root).args(["-I", "xz -T0 -6", "-cf", ".gpu/bundle.tar.xz", "bundle"]))?;
+    crate::run(Command::new("tar").current_dir(root).args(["-I", "xz -T0 -9", "-cf", ".gpu/bundle.tar.xz", "bundle"]))?;
     println!(
         ".gpu/bundle.tar.xz: {} MB",
         std::fs::metadata(root.join(".gpu/bundle.tar.xz")).map_err(|e| e.to_string())?.len() >> 20
