@@ -120,6 +120,15 @@ impl Image {
         }
     }
 
+    /// A PTX image's text.
+    #[cfg(test)]
+    fn text(self) -> String {
+        assert!(self.is_ptx(), "{} is not PTX", self.name());
+        let mut bytes = self.bytes().expect("the embedded images decompress");
+        bytes.pop();
+        String::from_utf8(bytes).expect("PTX is ASCII")
+    }
+
     /// The image decompressed, as `cuModuleLoadData` takes it: PTX with a
     /// terminating NUL (it reads PTX as a C string), a cubin as it is.
     pub fn bytes(self) -> Result<Vec<u8>> {
@@ -314,14 +323,11 @@ impl Module {
         Ok(Function { f, max_threads })
     }
 
-    /// The text of an embedded PTX image (for tests that read the kernels'
-    /// signatures).
+    /// Each embedded PTX image's name and text (for tests that read the
+    /// kernels' signatures).
     #[cfg(test)]
-    pub fn embedded_ptx(image: Image) -> String {
-        assert!(image.is_ptx(), "{} is not PTX", image.name());
-        let mut bytes = image.bytes().expect("the embedded images decompress");
-        bytes.pop();
-        String::from_utf8(bytes).expect("PTX is ASCII")
+    pub fn embedded_ptx() -> Vec<(&'static str, String)> {
+        [Image::Sm70Ptx, Image::Sm90Ptx].into_iter().map(|i| (i.name(), i.text())).collect()
     }
 }
 
@@ -410,7 +416,7 @@ mod tests {
             if image.is_ptx() {
                 assert_eq!(bytes.last(), Some(&0));
                 assert!(!bytes[..bytes.len() - 1].contains(&0), "{}: NUL inside the PTX", image.name());
-                let text = Module::embedded_ptx(image);
+                let text = image.text();
                 let target = if image.sm90_kernels() { ".target sm_90" } else { ".target sm_70" };
                 assert!(text.lines().any(|l| l == target), "{}: no `{target}`", image.name());
                 // The flag `chains` follows is the text's: only the sm_90 build waits on its predecessors.
@@ -424,6 +430,8 @@ mod tests {
                 assert_eq!(u16::from_le_bytes([bytes[18], bytes[19]]), 190, "{}", image.name());
             }
         }
+        let texts = Module::embedded_ptx();
+        assert_eq!(texts.iter().map(|(name, _)| *name).collect::<Vec<_>>(), ["sm_70 PTX (JIT)", "sm_90 PTX (JIT)"]);
         for (cubin, ptx) in [(Image::Sm80Cubin, Image::Sm70Ptx), (Image::Sm90Cubin, Image::Sm90Ptx)] {
             let code = cubin.bytes().unwrap();
             // The ELF string tables: the symbol names, NUL-terminated.
