@@ -58,7 +58,7 @@ pub use api::sort::STABLE_MAX_LEN;
 pub use cudarc;
 pub use error::{Error, Result};
 pub use gpu::scratch::Scratch;
-pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime, PTX_SM70, PTX_SM90};
+pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime};
 pub use key::{Bits, Order, Payload, SortIndex, SortKey};
 pub use options::{
     Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, SegmentKernel, SortOptions, TileSort,

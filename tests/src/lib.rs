@@ -31,7 +31,7 @@ pub(crate) fn open_gpu() -> Result<&'static Gpu, &'static str> {
     GPU.get_or_init(|| match Gpu::new() {
         Ok(g) => {
             eprintln!(
-                "warpsort tests on {} (cc {:?}, {} PTX)",
+                "warpsort tests on {} (cc {:?}, kernels: {})",
                 g.info().name,
                 g.info().compute_capability,
                 g.info().ptx

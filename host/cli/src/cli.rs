@@ -47,7 +47,7 @@ pub fn run(cli: Cli, main_at: SystemTime) -> ExitCode {
             Ok(g) => {
                 let i = g.info();
                 let (major, minor) = i.compute_capability;
-                println!("{} (compute capability {major}.{minor}, {} SMs, {} PTX)", i.name, i.sms, i.ptx);
+                println!("{} (compute capability {major}.{minor}, {} SMs, kernels: {})", i.name, i.sms, i.ptx);
                 ExitCode::SUCCESS
             }
             Err(e) => failed(e),

@@ -14,8 +14,6 @@ use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, DeviceSlice};
 
 pub use launch::{KernelArg, KernelTime};
 pub(crate) use module::Module;
-#[doc(hidden)]
-pub use module::{PTX_SM70, PTX_SM90};
 
 use crate::error::{Error, Result};
 use crate::launch::DevPtr;

@@ -41,15 +41,6 @@ use cudarc::nvrtc::Ptx;
 use crate::error::{Error, Result};
 use crate::launch::KernelId;
 
-/// Transitional, to be deleted together with its re-exports in `gpu/mod.rs`
-/// and `lib.rs`: no longer the kernels (they are embedded compressed, see
-/// [`Image`]) but a PTX text without kernels, so that code which passed the
-/// old constant to [`crate::Gpu::with_ptx`] still compiles.
-#[doc(hidden)]
-pub const PTX_SM70: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
-/// Transitional, as [`PTX_SM70`].
-#[doc(hidden)]
-pub const PTX_SM90: &str = ".version 7.8\n.target sm_90\n.address_size 64\n";
 
 /// The environment variable that overrides which embedded image loads.
 pub(crate) const IMAGE_VAR: &str = "WARPSORT_IMAGE";

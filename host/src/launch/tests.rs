@@ -128,9 +128,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
 
 #[test]
 fn every_launch_matches_the_embedded_ptx() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx");
-    for file in ["warpsort_sm70.ptx", "warpsort_sm90.ptx"] {
-        let ptx = std::fs::read_to_string(dir.join(file)).unwrap();
+    for (file, ptx) in crate::gpu::Module::embedded_ptx() {
         let entries = entries(&ptx);
         let mut launched = std::collections::BTreeSet::new();
         for k in every_launch() {

@@ -160,6 +160,7 @@ impl MergeSortPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::policy::HOPPER;
 
     #[test]

@@ -75,7 +75,7 @@ fn runs(opts: &BenchArgs, suite: Suite) -> bool {
 pub fn run(gpu: &Gpu, opts: &BenchArgs) -> Result<()> {
     let info = gpu.info();
     println!(
-        "GPU: {} (cc {}.{}, {} SMs, {} PTX)",
+        "GPU: {} (cc {}.{}, {} SMs, kernels: {})",
         info.name, info.compute_capability.0, info.compute_capability.1, info.sms, info.ptx
     );
     let report = Report::create(&opts.out, &info.name)
