@@ -192,13 +192,15 @@ impl Bounds {
 pub unsafe fn sort_chunks<K: Key, V: Word, const N: usize>(items: Items<K, V>, bounds: Bounds, chunk: u32) {
     let chunk = chunk as usize;
     let lane = lane_id() as usize;
-    let per_warp = WARP_SIZE as usize * N / chunk;
-    let lanes_per_segment = chunk / N;
+    // `chunk` and `N` are powers of two: a segment spans `2^shift` lanes
+    // (shifts and masks in the loop, not divisions by a run-time value).
+    let shift = (chunk / N).trailing_zeros();
+    let per_warp = WARP_SIZE as usize >> shift;
     let mut first = global_warp() * per_warp;
     while first < bounds.count {
         // SAFETY: the segments lie inside the arrays.
-        let (start, len) = unsafe { bounds.get(first + lane / lanes_per_segment) };
-        let t = lane % lanes_per_segment;
+        let (start, len) = unsafe { bounds.get(first + (lane >> shift)) };
+        let t = lane & ((1 << shift) - 1);
         // SAFETY: as above; this warp owns its segments.
         let seg = unsafe { items.offset(start) };
         let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) };

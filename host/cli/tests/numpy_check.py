@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """`warpsort sort` against numpy on a GPU machine: writes a .npy file of
-`--gib` GiB per dtype with numpy (f32 with NaNs and infinities, i64), sorts
-it with the warpsort binary ascending and descending (to a new file, and in
-place), reads the result back with numpy and compares it with `numpy.sort`
-bit for bit. For floats numpy puts every NaN last; warpsort sorts in IEEE
-total order, which puts positive NaNs (all numpy writes here) last too, so
-the two agree; descending is numpy's order reversed.
+`--gib` GiB per dtype with numpy (f32 with NaNs, infinities and both
+zeros, i64), sorts it with the warpsort binary ascending and descending (to
+a new file, and in place), reads the result back with numpy and compares it
+with `numpy.sort` (descending: reversed) element by element, and bit for bit
+with the IEEE total order (`f32::total_cmp`), which warpsort sorts in.
+numpy puts every NaN last and treats -0.0 and +0.0 as equal, in any order;
+the total order puts positive NaNs (all numpy writes) last too and -0.0
+before +0.0, so the two agree as values and the bits follow the total order.
 
 usage: numpy_check.py WARPSORT_BINARY DIR [--gib 1]
 """
@@ -18,6 +20,16 @@ import time
 import numpy as np
 
 
+def total_order_sort(x):
+    """`x` sorted in IEEE total order (integers: their order), by numpy."""
+    if x.dtype != np.float32:
+        return np.sort(x)
+    b = x.view(np.uint32)
+    key = np.where(b >> 31 == 1, ~b, b | np.uint32(0x8000_0000)).astype(np.uint32)
+    key.sort()
+    return np.where(key >> 31 == 1, key & np.uint32(0x7FFF_FFFF), ~key).astype(np.uint32).view(np.float32)
+
+
 def check(binary, path, dtype, descending, in_place):
     rng = np.random.default_rng(7)
     n = (GIB << 30) // np.dtype(dtype).itemsize
@@ -27,6 +39,7 @@ def check(binary, path, dtype, descending, in_place):
         x[rng.integers(0, n, 100)] = np.inf
         x[rng.integers(0, n, 100)] = -np.inf
         x[rng.integers(0, n, 100)] = -0.0
+        x[rng.integers(0, n, 100)] = 0.0
     else:
         x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, n, dtype=dtype)
     np.save(path, x)
@@ -40,9 +53,11 @@ def check(binary, path, dtype, descending, in_place):
         return False
     got = np.load(out)
     want = np.sort(x)
+    exact = total_order_sort(x)
     if descending:
-        want = want[::-1]
-    ok = got.dtype == x.dtype and got.shape == x.shape and got.tobytes() == want.tobytes()
+        want, exact = want[::-1], exact[::-1]
+    same_values = np.array_equal(got, want, equal_nan=dtype == np.float32)
+    ok = got.dtype == x.dtype and got.shape == x.shape and same_values and got.tobytes() == exact.tobytes()
     if not in_place:
         ok = ok and np.load(path).tobytes() == x.tobytes()  # the input untouched
     what = f"{np.dtype(dtype).name} {n} elements ({GIB} GiB) {'descending' if descending else 'ascending'} {'in place' if in_place else '-o'}"
