@@ -41,7 +41,6 @@ use cudarc::nvrtc::Ptx;
 use crate::error::{Error, Result};
 use crate::launch::KernelId;
 
-
 /// The environment variable that overrides which embedded image loads.
 pub(crate) const IMAGE_VAR: &str = "WARPSORT_IMAGE";
 
