@@ -117,7 +117,7 @@ impl TileSort {
 /// let c = warpsort::MergeSortConfig::default();
 /// assert!(c.validate().is_ok());
 /// assert!(warpsort::MergeSortConfig { tile: 1000, ..c }.validate().is_err());
-/// assert!(warpsort::MergeSortConfig { outputs_per_thread: 16, merge_threads: 1024, ..c }.validate().is_ok());
+/// assert!(warpsort::MergeSortConfig { outputs_per_thread: 8, merge_threads: 256, ..c }.validate().is_ok());
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MergeSortConfig {
