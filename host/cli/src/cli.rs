@@ -24,7 +24,7 @@ pub struct Cli {
 pub enum Command {
     /// Benchmark every algorithm beside NVIDIA CUB, verify each result, write results.jsonl.
     Bench(BenchArgs),
-    /// Name the GPU: compute capability, SMs, the PTX loaded.
+    /// Name the GPU: compute capability, SMs, the kernels loaded (cubin or PTX).
     Info,
     /// Sort a .npy or raw file on the GPU (floats in IEEE total order: see --help).
     #[command(long_about = crate::sort::LONG_ABOUT)]
