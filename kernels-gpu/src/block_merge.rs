@@ -165,13 +165,15 @@ unsafe fn stage<K: Key, V: Word, const N: usize>(
     }
 }
 
-/// One block-merge pass, `src` runs of `run` into `dst` runs of `2 * run`,
-/// recording the samples of `dst` for the next pass's partition.
+/// One block-merge pass, `src` runs of `run` into `dst` runs of `2 * run`
+/// (pairs as [`Pass`] reads `run` and `split`), recording the samples of
+/// `dst` for the next pass's partition.
 ///
 /// # Safety
 /// `src` and `dst` hold `n` items, `samples` (if any) room for their
 /// samples; `parts` is [`crate::merge_path::partition`]'s output for windows
-/// of `blockDim * N`; that tile divides `2 * run`; shared memory holds
+/// of `blockDim * N`; that tile divides `2 * run` (or `2 * run >= n`: one
+/// pair); shared memory holds
 /// `config::merge_pass_smem_slots(tile, N)` items.
 #[inline(always)]
 pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
@@ -179,12 +181,13 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     dst: Items<K, V>,
     n: u64,
     run: u64,
+    split: u64,
     parts: *const u64,
     samples: Samples<K, V>,
 ) {
     const { assert!(N.is_power_of_two() && N <= WARP_SIZE as usize) };
     crate::arch::chain_launch();
-    let pass = Pass { n: n as usize, run: run as usize };
+    let pass = Pass { n: n as usize, run: run as usize, split: split as usize };
     let threads = block_dim();
     let per = N as u32;
     let tile = threads * per;
@@ -360,7 +363,7 @@ macro_rules! entries {
                     src_dst_kernel!(
                         concat!(crate::kernel_name!(block_merge), $w, "_", stringify!($sfx)),
                         /// One block-merge pass over merge-path tiles of `blockDim * N` outputs.
-                        fn pass<$K, $V>(n: u64, run: u64, parts: *mut u64) + samples => merge_pass::<$K, $V, $n>
+                        fn pass<$K, $V>(n: u64, run: u64, split: u64, parts: *mut u64) + samples => merge_pass::<$K, $V, $n>
                     );
                 };
             }

@@ -17,13 +17,16 @@ use crate::arch::{global_thread, grid_threads};
 use crate::config::SAMPLE_STRIDE;
 use crate::item::{Item, Items, Key, Pair, Word};
 
-/// The runs a window's outputs come from: `n` items in sorted runs of
-/// `run`, a power of two (the host's tiles are powers of two and double
-/// each pass).
+/// The runs a window's outputs come from: `n` items in pairs of sorted
+/// runs, a pair every `2 * run` items, its first run `split` long. A sort's
+/// passes have `split == run`, a power of two (the host's tiles are powers
+/// of two and double each pass); a merge of two runs of any lengths is one
+/// pair (`2 * run >= n`) split where the second run starts.
 #[derive(Clone, Copy)]
 pub(crate) struct Pass {
     pub n: usize,
     pub run: usize,
+    pub split: usize,
 }
 
 impl Pass {
@@ -31,7 +34,7 @@ impl Pass {
     #[inline(always)]
     pub fn pair(&self, o: usize) -> (usize, usize, usize) {
         let a = o / (2 * self.run) * (2 * self.run);
-        (a, (a + self.run).min(self.n), (a + 2 * self.run).min(self.n))
+        (a, (a + self.split).min(self.n), (a + 2 * self.run).min(self.n))
     }
 }
 
@@ -180,11 +183,12 @@ pub unsafe fn partition<K: Key, V: Word>(
     samples: Samples<K, V>,
     n: u64,
     run: u64,
+    split: u64,
     window: u64,
     parts: *mut u64,
 ) {
     crate::arch::chain_launch();
-    let pass = Pass { n: n as usize, run: run as usize };
+    let pass = Pass { n: n as usize, run: run as usize, split: split as usize };
     let w_len = window as usize;
     let windows = pass.n.div_ceil(w_len);
     let mut w = global_thread();
@@ -219,15 +223,67 @@ macro_rules! entries {
                 sample_vals: *mut $V,
                 n: u64,
                 run: u64,
+                split: u64,
                 window: u64,
                 parts: *mut u64,
             ) {
                 let samples = Samples { keys: sample_keys, vals: sample_vals };
                 // SAFETY: the host passes `n` items, their samples or null, one slot per window.
-                unsafe { partition::<$K, $V>(Items { keys, vals }, samples, n, run, window, parts) }
+                unsafe { partition::<$K, $V>(Items { keys, vals }, samples, n, run, split, window, parts) }
             }
         }
     };
 }
 crate::for_items!(entries);
 crate::for_ranked!(entries);
+
+/// Writes `out[i]`, how many of the `n` sorted ordered patterns in `keys`
+/// go before `queries[i]`: those below it (`upper[i] == 0`, a lower bound)
+/// or those not above it (an upper bound). One thread per query: the
+/// distributed sort's bucket bounds, a few per GPU.
+///
+/// # Safety
+/// `keys` holds `n` patterns sorted ascending; `queries`, `upper` and `out`
+/// hold `q` entries.
+#[inline(always)]
+pub unsafe fn search_bounds<W: Copy + Ord>(keys: *const W, n: u64, queries: *const W, upper: *const u32, q: u64, out: *mut u64) {
+    let mut i = global_thread();
+    while i < q as usize {
+        // SAFETY: i < q.
+        let (x, up) = unsafe { (*queries.add(i), *upper.add(i) != 0) };
+        // SAFETY: indices below n.
+        let before = |j: usize| unsafe { if up { *keys.add(j) <= x } else { *keys.add(j) < x } };
+        let at = first_fail(0usize, n as usize, before);
+        // SAFETY: i < q.
+        unsafe { *out.add(i) = at as u64 };
+        i += grid_threads();
+    }
+}
+
+/// Bounds of 32-bit ordered patterns ([`search_bounds`]).
+#[unsafe(export_name = concat!(crate::kernel_name!(search_bounds), "_u32"))]
+pub unsafe extern "ptx-kernel" fn search_bounds_u32(
+    keys: *const u32,
+    n: u64,
+    queries: *const u32,
+    upper: *const u32,
+    q: u64,
+    out: *mut u64,
+) {
+    // SAFETY: the host passes `n` sorted keys and `q` queries, flags and slots.
+    unsafe { search_bounds(keys, n, queries, upper, q, out) }
+}
+
+/// Bounds of 64-bit ordered patterns ([`search_bounds`]).
+#[unsafe(export_name = concat!(crate::kernel_name!(search_bounds), "_u64"))]
+pub unsafe extern "ptx-kernel" fn search_bounds_u64(
+    keys: *const u64,
+    n: u64,
+    queries: *const u64,
+    upper: *const u32,
+    q: u64,
+    out: *mut u64,
+) {
+    // SAFETY: the host passes `n` sorted keys and `q` queries, flags and slots.
+    unsafe { search_bounds(keys, n, queries, upper, q, out) }
+}

@@ -97,6 +97,9 @@ macro_rules! kernel_name {
     (gather) => {
         "gather"
     };
+    (search_bounds) => {
+        "search_bounds"
+    };
     (probe_shfl) => {
         "probe_shfl"
     };
@@ -174,6 +177,9 @@ names! {
     IOTA_ROWS = iota_rows;
     /// `dst[i] = src[idx[i]]`.
     GATHER = gather;
+    /// Where given keys fall in a sorted array (lower or upper bounds): the
+    /// distributed sort's buckets.
+    SEARCH_BOUNDS = search_bounds;
     /// Test probe: one shuffle.
     PROBE_SHFL = probe_shfl;
     /// Test probe: the votes.

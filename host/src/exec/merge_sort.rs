@@ -59,11 +59,11 @@ impl Gpu {
         samples: Samples,
     ) -> Result<()> {
         let m = &plan.merge;
-        let partition = MergePartition { items: src, samples, run, window: m.window, parts };
+        let partition = MergePartition { items: src, samples, run, split: run, window: m.window, parts };
         self.launch_with(&partition, m.partition, m.overlap_partition)?;
         match m.kernel {
             MergeKernel::Block => {
-                let merge = BlockMerge { outputs: m.outputs, src, dst, run, parts, samples };
+                let merge = BlockMerge { outputs: m.outputs, src, dst, run, split: run, parts, samples };
                 self.launch_with(&merge, m.shape, m.overlap_merge)
             }
             MergeKernel::WarpBitonic => {

@@ -103,6 +103,8 @@ pub(crate) struct MergePartition<'a> {
     pub items: &'a Items,
     pub samples: Samples,
     pub run: usize,
+    /// The first run's length in each pair (`run` in a sort's passes).
+    pub split: usize,
     pub window: usize,
     pub parts: DevPtr,
 }
@@ -112,7 +114,7 @@ impl Kernel for MergePartition<'_> {
         KernelId::new(Family::MergePartition, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        let scalars = [u64(self.items.n), u64(self.run), u64(self.window), Param::Ptr(self.parts)];
+        let scalars = [u64(self.items.n), u64(self.run), u64(self.split), u64(self.window), Param::Ptr(self.parts)];
         [&items(self.items)[..], &samples(self.samples), &scalars].concat()
     }
 }
@@ -124,6 +126,8 @@ pub(crate) struct BlockMerge<'a> {
     pub src: &'a Items,
     pub dst: &'a Items,
     pub run: usize,
+    /// The first run's length in each pair (`run` in a sort's passes).
+    pub split: usize,
     pub parts: DevPtr,
     pub samples: Samples,
 }
@@ -133,7 +137,7 @@ impl Kernel for BlockMerge<'_> {
         KernelId::with_width(Family::BlockMerge, self.outputs, self.src.kind)
     }
     fn params(&self) -> Vec<Param> {
-        let scalars = [u64(self.src.n), u64(self.run), Param::Ptr(self.parts)];
+        let scalars = [u64(self.src.n), u64(self.run), u64(self.split), Param::Ptr(self.parts)];
         [&items(self.src)[..], &items(self.dst), &scalars, &samples(self.samples)].concat()
     }
 }
@@ -574,5 +578,34 @@ impl Kernel for Gather {
     }
     fn params(&self) -> Vec<Param> {
         vec![Param::Ptr(self.src), Param::Ptr(self.idx), Param::Ptr(self.dst), u64(self.n)]
+    }
+}
+
+/// `search_bounds_*` (device `merge_path::search_bounds`): where each of
+/// `q` ordered patterns falls in `n` sorted ones (lower or upper bound).
+pub(crate) struct SearchBounds {
+    /// The word searched: `U32` or `U64`.
+    pub word: ItemKind,
+    pub keys: DevPtr,
+    pub n: usize,
+    pub queries: DevPtr,
+    pub upper: DevPtr,
+    pub q: usize,
+    pub out: DevPtr,
+}
+
+impl Kernel for SearchBounds {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::SearchBounds, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::Ptr(self.keys),
+            u64(self.n),
+            Param::Ptr(self.queries),
+            Param::Ptr(self.upper),
+            u64(self.q),
+            Param::Ptr(self.out),
+        ]
     }
 }

@@ -139,6 +139,7 @@ pub(crate) enum Family {
     Iota,
     IotaRows,
     Gather,
+    SearchBounds,
 }
 
 impl Family {
@@ -171,6 +172,7 @@ impl Family {
             Family::Iota => names::IOTA,
             Family::IotaRows => names::IOTA_ROWS,
             Family::Gather => names::GATHER,
+            Family::SearchBounds => names::SEARCH_BOUNDS,
         }
     }
 }

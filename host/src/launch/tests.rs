@@ -61,9 +61,9 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         let s = Samples::NONE;
         all.push(Box::new(BlockSort { src: it, dst: it, seg: 4, samples: s }));
         all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, samples: s }));
-        all.push(Box::new(MergePartition { items: it, samples: s, run: 1, window: 2, parts: 3 }));
+        all.push(Box::new(MergePartition { items: it, samples: s, run: 1, split: 1, window: 2, parts: 3 }));
         for outputs in BLOCK_MERGE_KEYS_PER_THREAD {
-            all.push(Box::new(BlockMerge { outputs, src: it, dst: it, run: 1, parts: 2, samples: s }));
+            all.push(Box::new(BlockMerge { outputs, src: it, dst: it, run: 1, split: 1, parts: 2, samples: s }));
         }
         for k in MERGE_KEYS_PER_LANE {
             all.push(Box::new(WarpMergePass { window: WARP_SIZE * k, src: it, dst: it, run: 1, parts: 2 }));
@@ -114,6 +114,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         all.push(Box::new(MapKeys { word, keys: 1, n: 2, mode: 0 }));
         all.push(Box::new(Iota { word, out: 1, n: 2 }));
         all.push(Box::new(Gather { word, src: 1, idx: 2, dst: 3, n: 4 }));
+        all.push(Box::new(SearchBounds { word, keys: 1, n: 2, queries: 3, upper: 4, q: 5, out: 6 }));
         let (offsets, row, across) = (2, 0, 3);
         all.push(Box::new(SegmentBoundaries { word, keys: 1, n: 2, offsets, count: 1, row, mode: 0, across }));
     }
