@@ -62,6 +62,10 @@ pub enum Error {
     },
     /// A CUDA driver call failed (launch failure, lost device, …).
     Driver(cudarc::driver::DriverError),
+    /// `libnccl` could not be loaded (the distributed sorts need it).
+    NoNccl,
+    /// An NCCL call failed (its result code).
+    Nccl(String),
 }
 
 impl fmt::Display for Error {
@@ -117,6 +121,17 @@ impl fmt::Display for Error {
                     free / MIB
                 )
             }
+            Error::NoNccl => write!(
+                f,
+                "NCCL could not be loaded: the distributed sorts load libnccl.so at run time. Install NCCL \
+                 (e.g. the libnccl2 and libnccl-dev packages, or the nvidia-nccl-cu12 wheel, whose lib/ holds \
+                 libnccl.so.2: link it as libnccl.so) and add its directory to LD_LIBRARY_PATH"
+            ),
+            Error::Nccl(code) => write!(
+                f,
+                "an NCCL call failed ({code}): every rank must make the same calls in the same order; \
+                 NCCL_DEBUG=WARN says more. The inputs are unchanged"
+            ),
             Error::Driver(e) => write!(
                 f,
                 "CUDA driver call failed ({:?}). After a launch failure the context is unusable: open a new Gpu \

@@ -8,7 +8,7 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpsort_kernels::ordered::{self, mode};
 
 /// The unsigned word a key is sorted as on the device: `u32` or `u64`.
-pub trait Bits: DeviceRepr + ValidAsZeroBits + Copy + Ord + Debug + Send + Sync + 'static {
+pub trait Bits: DeviceRepr + ValidAsZeroBits + Copy + Default + Ord + Debug + Send + Sync + 'static {
     /// Applies a key mapping (`ordered::mode` bits).
     fn map(self, mode: u32) -> Self;
 }

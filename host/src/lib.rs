@@ -44,6 +44,7 @@
 //! public operations).
 
 mod api;
+mod dist;
 mod error;
 mod exec;
 mod gpu;
@@ -56,6 +57,7 @@ mod policy;
 pub use api::check::{Check, Segments};
 pub use api::sort::STABLE_MAX_LEN;
 pub use cudarc;
+pub use dist::{Balance, Cluster, DistOptions, DistReport, NcclId, Peer};
 pub use error::{Error, Result};
 pub use gpu::scratch::Scratch;
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime};

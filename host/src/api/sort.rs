@@ -136,17 +136,33 @@ impl Gpu {
         opts: &SortOptions,
         scratch: Option<&mut Scratch>,
     ) -> Result<()> {
-        let Pairs { items, shape: pairs, val_bytes: vb, mode, .. } = self.pairs(keys, vals, opts)?;
-        let n = items.n;
-        if !opts.stable {
-            return self.sort_items(&items, pairs, mode, opts, scratch);
+        let Pairs { items, shape, mode, .. } = self.pairs(keys, vals, opts)?;
+        self.sort_pair_items(&items, shape, mode, opts, scratch)
+    }
+
+    /// Sorts key-value `items` (keys mapped under `mode` around the sort):
+    /// stably when `opts.stable` (the keys sorted with their positions as
+    /// ranks, then the values gathered), else as any sort; key-only items
+    /// as any sort.
+    pub(crate) fn sort_pair_items(
+        &self,
+        items: &Items,
+        shape: SortShape,
+        mode: u32,
+        opts: &SortOptions,
+        scratch: Option<&mut Scratch>,
+    ) -> Result<()> {
+        let (n, vb) = (items.n, shape.kind.val_bytes());
+        if !opts.stable || vb == 0 {
+            return self.sort_items(items, shape, mode, opts, scratch);
         }
-        let plan = StablePlan::new(n, vb, SortPlan::new(opts, shape::<K>(0).ranked(), n, self.policy())?);
+        let keys = SortShape { kind: shape.kind.keys_only(), ..shape };
+        let plan = StablePlan::new(n, vb, SortPlan::new(opts, keys.ranked(), n, self.policy())?);
         if n < 2 {
             return Ok(());
         }
         self.with_scratch(scratch, plan.temp_bytes, |temp| {
-            self.run_stable(&items, vb, &plan, temp, |ranked, inner| self.run_sort(ranked, &plan.inner, mode, inner))
+            self.run_stable(items, vb, &plan, temp, |ranked, inner| self.run_sort(ranked, &plan.inner, mode, inner))
         })
     }
 

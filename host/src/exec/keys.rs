@@ -59,7 +59,9 @@ impl Gpu {
         Ok(Some((wide, Items { keys: at, ..*items })))
     }
 
-    fn convert16(&self, narrow: DevPtr, wide: DevPtr, n: usize, m: u32) -> Result<()> {
+    /// 16-bit keys at `narrow` widened into ordered patterns at `wide` under
+    /// `m`, or (with `mode::DECODE`) narrowed back.
+    pub(crate) fn convert16(&self, narrow: DevPtr, wide: DevPtr, n: usize, m: u32) -> Result<()> {
         self.launch(&ConvertKeys16 { narrow, wide, n, mode: m }, self.policy().elementwise(n))
     }
 }

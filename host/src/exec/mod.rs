@@ -5,6 +5,7 @@
 
 mod bitonic;
 mod keys;
+mod merge_runs;
 mod merge_sort;
 mod paper;
 pub(crate) mod permute;

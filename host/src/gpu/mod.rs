@@ -98,14 +98,25 @@ impl Gpu {
         Self::assemble(ctx, module, "custom")
     }
 
-    /// The primary context of GPU `ordinal`.
-    fn open(ordinal: usize) -> Result<Arc<CudaContext>> {
+    /// How many GPUs the driver lists ([`Error::NoDriver`] without one).
+    ///
+    /// ```no_run
+    /// let gpus = warpsort::Gpu::device_count()?;
+    /// println!("{gpus} GPUs");
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn device_count() -> Result<usize> {
         // SAFETY: only probes whether libcuda can be opened (cudarc panics
         // calling into a missing library).
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(Error::NoDriver);
         }
-        let count = CudaContext::device_count().map_err(|_| Error::NoDevice)?;
+        Ok(CudaContext::device_count().map_err(|_| Error::NoDevice)? as usize)
+    }
+
+    /// The primary context of GPU `ordinal`.
+    fn open(ordinal: usize) -> Result<Arc<CudaContext>> {
+        let count = Self::device_count()? as i32;
         if count <= ordinal as i32 {
             return Err(Error::NoDevice);
         }

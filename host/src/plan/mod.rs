@@ -6,6 +6,7 @@
 //! (`exec`) take it.
 
 pub(crate) mod layout;
+pub(crate) mod merge_runs;
 pub(crate) mod merge_sort;
 pub(crate) mod paper;
 pub(crate) mod permute;

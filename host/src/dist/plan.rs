@@ -1,0 +1,270 @@
+//! The distributed sort's decisions, made on the CPU from what the GPUs
+//! share (their sizes, their samples, their bucket counts): where each GPU's
+//! sorted keys split ([`splitters`], [`Query`]), what moves where in the
+//! exchange ([`Exchange`]) and in the rebalance to exact sizes
+//! ([`rebalance`]). Every GPU computes the same answers from the same
+//! inputs, so no decision travels.
+//!
+//! Every key is ordered by `(key, gpu, position)`: its ordered pattern, the
+//! GPU it starts on, and its place in that GPU's locally sorted (stably, when
+//! asked) keys. No two keys tie, so a splitter cuts duplicates anywhere and
+//! buckets stay balanced whatever the input; merging the received runs in
+//! GPU order keeps a stable sort stable.
+
+/// Samples each GPU contributes: enough that every bucket is within
+/// `2 / SAMPLES_PER_GPU_PER_GPU` of its target share (1.6%), at most 4096.
+pub(crate) fn samples_per_gpu(gpus: usize) -> usize {
+    (SAMPLES_PER_GPU_PER_GPU * gpus).clamp(256, 4096)
+}
+const SAMPLES_PER_GPU_PER_GPU: usize = 128;
+
+/// Where a GPU of `n` sorted keys takes its `samples` regular samples
+/// (every key when it has fewer).
+pub(crate) fn sample_positions(n: usize, samples: usize) -> Vec<usize> {
+    let s = samples.min(n);
+    (0..s).map(|j| (j as u128 * n as u128 / s as u128) as usize).collect()
+}
+
+/// A key in the global order: its ordered pattern, its GPU, its position
+/// there (fields compare in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Splitter<B> {
+    pub key: B,
+    pub gpu: usize,
+    pub pos: usize,
+}
+
+/// The splitters cutting the keys into `targets.len() + 1` buckets, bucket
+/// `t` ending near global rank `targets[t]`: from every GPU's regular
+/// samples (`samples[q]` taken at `sample_positions(sizes[q], ..)`), each
+/// standing for `sizes[q] / samples` keys, the first sample whose estimated
+/// rank reaches the target. `None`: past every key.
+pub(crate) fn splitters<B: Ord + Copy>(sizes: &[usize], samples: &[Vec<B>], targets: &[usize]) -> Vec<Option<Splitter<B>>> {
+    let mut all = Vec::new();
+    let mut weight = Vec::new();
+    for (q, keys) in samples.iter().enumerate() {
+        let positions = sample_positions(sizes[q], keys.len());
+        weight.push(if keys.is_empty() { 0.0 } else { sizes[q] as f64 / keys.len() as f64 });
+        all.extend(keys.iter().zip(positions).map(|(&key, pos)| Splitter { key, gpu: q, pos }));
+    }
+    all.sort_unstable();
+    let mut out = vec![None; targets.len()];
+    let mut next = 0;
+    let mut before = 0.0f64;
+    for s in &all {
+        while next < targets.len() && targets[next] as f64 <= before {
+            out[next] = Some(*s);
+            next += 1;
+        }
+        before += weight[s.gpu];
+    }
+    out
+}
+
+/// How GPU `me` finds the end of a bucket in its sorted keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Query<B> {
+    /// Its own sample: the bucket ends at the sample's position.
+    At(usize),
+    /// Another GPU's sample: the keys below `key` (a lower bound) or not
+    /// above it (an upper bound, for a splitter from a later GPU).
+    Search { key: B, upper: bool },
+    /// Past every key.
+    End,
+}
+
+/// The query for splitter `s` on GPU `me`: keys `(k, me, i)` come before
+/// `(key, gpu, pos)` when `k < key`, or `k == key` and `me < gpu` (or
+/// `me == gpu` and `i < pos`).
+pub(crate) fn query<B: Copy>(me: usize, s: Option<Splitter<B>>) -> Query<B> {
+    match s {
+        None => Query::End,
+        Some(s) if s.gpu == me => Query::At(s.pos),
+        Some(s) => Query::Search { key: s.key, upper: me < s.gpu },
+    }
+}
+
+/// Global ranks where buckets should end: equal shares, or each GPU's
+/// input size.
+pub(crate) fn targets(sizes: &[usize], even: bool) -> Vec<usize> {
+    let (p, n) = (sizes.len(), sizes.iter().sum::<usize>());
+    if even {
+        (1..p).map(|t| (t as u128 * n as u128 / p as u128) as usize).collect()
+    } else {
+        sizes.iter().scan(0, |acc, &s| Some(std::mem::replace(acc, *acc + s) + s)).take(p.saturating_sub(1)).collect()
+    }
+}
+
+/// The all-to-all exchange: `counts[src][dst]` keys of `src`'s bucket `dst`
+/// go to `dst`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Exchange {
+    pub counts: Vec<Vec<usize>>,
+}
+
+impl Exchange {
+    pub fn gpus(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Where bucket `dst` starts in `src`'s sorted keys.
+    pub fn send_at(&self, src: usize, dst: usize) -> usize {
+        self.counts[src][..dst].iter().sum()
+    }
+
+    /// Where the run from `src` starts in what `dst` receives.
+    pub fn recv_at(&self, src: usize, dst: usize) -> usize {
+        (0..src).map(|q| self.counts[q][dst]).sum()
+    }
+
+    /// The runs `dst` receives, in GPU order.
+    pub fn runs(&self, dst: usize) -> Vec<usize> {
+        self.counts.iter().map(|row| row[dst]).collect()
+    }
+
+    /// Keys `dst` receives.
+    pub fn received(&self, dst: usize) -> usize {
+        self.runs(dst).iter().sum()
+    }
+
+    /// Keys that cross from one GPU to another.
+    pub fn crossing(&self) -> usize {
+        let all: usize = self.counts.iter().flatten().sum();
+        all - (0..self.gpus()).map(|q| self.counts[q][q]).sum::<usize>()
+    }
+}
+
+/// One piece of the rebalance: `len` keys from `from_at` of the source's
+/// sorted share to `to_at` of GPU `to`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Move {
+    pub to: usize,
+    pub from_at: usize,
+    pub to_at: usize,
+    pub len: usize,
+}
+
+/// Moves turning shares of `have` keys (in global order, GPU after GPU)
+/// into shares of `want` (the same total), per source GPU.
+pub(crate) fn rebalance(have: &[usize], want: &[usize]) -> Vec<Vec<Move>> {
+    let starts = |v: &[usize]| v.iter().scan(0, |acc, &s| Some(std::mem::replace(acc, *acc + s))).collect::<Vec<_>>();
+    let (hs, ws) = (starts(have), starts(want));
+    (0..have.len())
+        .map(|src| {
+            let (h0, h1) = (hs[src], hs[src] + have[src]);
+            (0..want.len())
+                .filter_map(|to| {
+                    let (lo, hi) = (h0.max(ws[to]), h1.min(ws[to] + want[to]));
+                    (lo < hi).then(|| Move { to, from_at: lo - h0, to_at: lo - ws[to], len: hi - lo })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The buckets' sizes when GPU `q` holds `data[q]` (sorted) and cuts it
+    /// at the splitters' queries.
+    fn bucket_sizes(data: &[Vec<u32>], even: bool) -> Vec<Vec<usize>> {
+        let sizes: Vec<usize> = data.iter().map(Vec::len).collect();
+        let s = samples_per_gpu(data.len());
+        let samples: Vec<Vec<u32>> = data.iter().map(|d| sample_positions(d.len(), s).iter().map(|&i| d[i]).collect()).collect();
+        let cuts = splitters(&sizes, &samples, &targets(&sizes, even));
+        data.iter()
+            .enumerate()
+            .map(|(me, d)| {
+                let mut ends: Vec<usize> = cuts
+                    .iter()
+                    .map(|&c| match query(me, c) {
+                        Query::At(p) => p,
+                        Query::Search { key, upper } => d.partition_point(|&k| if upper { k <= key } else { k < key }),
+                        Query::End => d.len(),
+                    })
+                    .collect();
+                ends.push(d.len());
+                let mut prev = 0;
+                ends.iter().map(|&e| std::mem::replace(&mut prev, e).abs_diff(e)).collect()
+            })
+            .collect()
+    }
+
+    fn sorted(mut v: Vec<u32>) -> Vec<u32> {
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn buckets_stay_balanced_on_duplicates_and_skew() {
+        let mut x = 12345u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let inputs: Vec<Vec<Vec<u32>>> = vec![
+            (0..4).map(|_| (0..100_000).map(|_| rnd() as u32).collect()).collect(),
+            (0..4).map(|_| vec![7u32; 100_000]).collect(),
+            (0..4).map(|q| (0..100_000).map(|i| if i % 10 == 0 { rnd() as u32 } else { q as u32 }).collect()).collect(),
+            (0..3).map(|q| (0..(q + 1) * 50_000).map(|_| (rnd() % 3) as u32).collect()).collect(),
+        ];
+        for data in inputs {
+            let data: Vec<Vec<u32>> = data.into_iter().map(sorted).collect();
+            let n: usize = data.iter().map(Vec::len).sum();
+            let p = data.len();
+            let b = bucket_sizes(&data, true);
+            for t in 0..p {
+                let got: usize = b.iter().map(|row| row[t]).sum();
+                let share = n / p;
+                assert!(got.abs_diff(share) * 20 <= share, "bucket {t}: {got} of {n} keys over {p} GPUs");
+            }
+            // Every key lands in one bucket.
+            for (q, row) in b.iter().enumerate() {
+                assert_eq!(row.iter().sum::<usize>(), data[q].len());
+            }
+        }
+    }
+
+    #[test]
+    fn no_keys_anywhere_or_on_one_gpu() {
+        let b = bucket_sizes(&[vec![], vec![]], true);
+        assert_eq!(b, vec![vec![0, 0], vec![0, 0]]);
+        let b = bucket_sizes(&[vec![], (0..1000).collect()], true);
+        assert_eq!(b[0], vec![0, 0]);
+        assert!(b[1][0].abs_diff(500) <= 25, "{b:?}");
+    }
+
+    #[test]
+    fn targets_are_equal_shares_or_input_sizes() {
+        assert_eq!(targets(&[10, 0, 5], true), [5, 10]);
+        assert_eq!(targets(&[10, 0, 5], false), [10, 10]);
+        assert_eq!(targets(&[7], true), Vec::<usize>::new());
+        assert_eq!(targets(&[], false), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn exchange_offsets() {
+        let e = Exchange { counts: vec![vec![1, 2, 3], vec![4, 5, 6], vec![0, 0, 7]] };
+        assert_eq!((e.send_at(1, 2), e.recv_at(1, 2), e.recv_at(2, 2)), (9, 3, 9));
+        assert_eq!((e.runs(0), e.received(2), e.crossing()), (vec![1, 4, 0], 16, 15));
+    }
+
+    #[test]
+    fn rebalance_moves_the_overlaps() {
+        let m = rebalance(&[3, 5, 2], &[4, 4, 2]);
+        assert_eq!(m[0], [Move { to: 0, from_at: 0, to_at: 0, len: 3 }]);
+        assert_eq!(m[1], [Move { to: 0, from_at: 0, to_at: 3, len: 1 }, Move { to: 1, from_at: 1, to_at: 0, len: 4 }]);
+        assert_eq!(m[2], [Move { to: 2, from_at: 0, to_at: 0, len: 2 }]);
+        assert!(rebalance(&[0, 0], &[0, 0]).iter().all(Vec::is_empty));
+    }
+
+    #[test]
+    fn sample_positions_are_regular() {
+        assert_eq!(sample_positions(10, 4), [0, 2, 5, 7]);
+        assert_eq!(sample_positions(3, 4), [0, 1, 2]);
+        assert!(sample_positions(0, 4).is_empty());
+    }
+}

@@ -1,0 +1,56 @@
+//! Merging sorted runs of any lengths into one ([`MergeRunsPlan`]): each
+//! round's two-run merges (a partition and a block merge of one pair split
+//! where the second run starts) and the copies of runs without a partner.
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::launch::families::{BlockMerge, MergePartition, Samples};
+use crate::launch::{DevPtr, Items};
+use crate::plan::merge_runs::{MergeRunsPlan, RunStep};
+
+impl Gpu {
+    /// Merges the runs of `src` (laid as `plan` says) into `dst`, using
+    /// `tmp` (room for as many items) between rounds and `parts` (the plan's
+    /// `parts_bytes`) for the partitions. `src` may be overwritten.
+    pub(crate) fn merge_runs(&self, src: &Items, tmp: &Items, dst: &Items, plan: &MergeRunsPlan, parts: DevPtr) -> Result<()> {
+        self.check_plan(plan)?;
+        if plan.rounds.is_empty() {
+            return self.copy_items(src, dst, 0, src.n);
+        }
+        let last = plan.rounds.len() - 1;
+        let mut from = *src;
+        for (r, round) in plan.rounds.iter().enumerate() {
+            let to = if r == last { *dst } else if from.keys == tmp.keys { *src } else { *tmp };
+            for step in round {
+                self.run_step(&from, &to, step, plan, parts)?;
+            }
+            from = to;
+        }
+        Ok(())
+    }
+
+    fn run_step(&self, src: &Items, dst: &Items, step: &RunStep, plan: &MergeRunsPlan, parts: DevPtr) -> Result<()> {
+        if !step.merges() {
+            return self.copy_items(src, dst, step.at, step.len());
+        }
+        let (n, at) = (step.len(), step.at);
+        let (src, dst) = (&src.range(at, n), &dst.range(at, n));
+        let (partition_shape, merge_shape) = plan.shapes(step);
+        // One pair: `2 * run >= n`, split after the first run.
+        let (run, split) = (n, step.a);
+        let partition = MergePartition { items: src, samples: Samples::NONE, run, split, window: plan.window, parts };
+        self.launch(&partition, partition_shape)?;
+        let merge = BlockMerge { outputs: plan.outputs, src, dst, run, split, parts, samples: Samples::NONE };
+        self.launch(&merge, merge_shape)
+    }
+
+    /// Copies items `at..at + n` of `src` to the same place of `dst`.
+    pub(crate) fn copy_items(&self, src: &Items, dst: &Items, at: usize, n: usize) -> Result<()> {
+        let (kb, vb) = (src.kind.key_bytes(), src.kind.val_bytes());
+        self.copy_dtod(dst.keys + (at * kb) as u64, src.keys + (at * kb) as u64, n * kb)?;
+        if vb > 0 {
+            self.copy_dtod(dst.vals + (at * vb) as u64, src.vals + (at * vb) as u64, n * vb)?;
+        }
+        Ok(())
+    }
+}

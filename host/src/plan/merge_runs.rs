@@ -1,0 +1,129 @@
+//! Merging sorted runs of any lengths, laid one after another, into one run
+//! (the distributed sort's last local step: one run from each GPU): rounds
+//! of two-run merges, neighbours paired in order so that ties keep the
+//! runs' order (a stable merge), each a merge-path partition and a block
+//! merge of one pair split where the second run starts.
+
+use super::{Launch, Launches};
+use crate::launch::{Family, ItemKind, KernelId, Shape};
+use crate::options::{MergeKernel, MergeSortConfig};
+use crate::policy::Policy;
+use warpsort_kernels::config::merge_pass_smem_slots;
+
+/// One step of a round: runs `[at, at + a)` and `[at + a, at + a + b)`
+/// merged into the same place of the round's destination, or (`b == 0`) a
+/// run without a partner copied there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RunStep {
+    pub at: usize,
+    pub a: usize,
+    pub b: usize,
+}
+
+impl RunStep {
+    /// Items the step writes.
+    pub fn len(&self) -> usize {
+        self.a + self.b
+    }
+
+    /// Whether it merges (two non-empty runs) rather than copies.
+    pub fn merges(&self) -> bool {
+        self.a > 0 && self.b > 0
+    }
+}
+
+/// Every decision of merging runs: the rounds, the merge kernel and its
+/// shapes, the partition slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MergeRunsPlan {
+    pub kind: ItemKind,
+    pub rounds: Vec<Vec<RunStep>>,
+    /// Outputs per thread, threads per block, outputs per block (window).
+    pub outputs: u32,
+    pub threads: u32,
+    pub window: usize,
+    pub smem: u32,
+    pub partition_threads: u32,
+    /// Bytes of the partition slots (one `u64` per window of the largest
+    /// merge, and one more).
+    pub parts_bytes: usize,
+}
+
+impl MergeRunsPlan {
+    /// The plan for runs of `lens` items of `kind`, in order.
+    pub fn new(kind: ItemKind, lens: &[usize], p: &Policy) -> Self {
+        let n: usize = lens.iter().sum();
+        let cfg = MergeSortConfig { merge: MergeKernel::Block, ..Default::default() };
+        let r = cfg.resolve(kind, n, p);
+        let window = r.window();
+        let bytes = kind.item_bytes() as u32;
+        let mut rounds = Vec::new();
+        let mut runs: Vec<usize> = lens.to_vec();
+        while runs.len() > 1 {
+            let mut at = 0;
+            let mut round = Vec::new();
+            for pair in runs.chunks(2) {
+                let step = RunStep { at, a: pair[0], b: pair.get(1).copied().unwrap_or(0) };
+                at += step.len();
+                round.push(step);
+            }
+            runs = round.iter().map(RunStep::len).collect();
+            rounds.push(round);
+        }
+        let largest = rounds.iter().flatten().filter(|s| s.merges()).map(RunStep::len).max().unwrap_or(0);
+        MergeRunsPlan {
+            kind,
+            rounds,
+            outputs: r.outputs,
+            threads: r.threads,
+            window,
+            smem: merge_pass_smem_slots(window as u32, r.outputs, bytes) * bytes,
+            partition_threads: p.partition_threads,
+            parts_bytes: (largest.div_ceil(window) + 1) * 8,
+        }
+    }
+
+    /// The merge of one step: its windows' partition and block merge.
+    pub fn shapes(&self, step: &RunStep) -> (Shape, Shape) {
+        let windows = step.len().div_ceil(self.window);
+        let partition = Shape::covering(windows, self.partition_threads, i32::MAX as u32);
+        (partition, Shape::new(windows as u32, self.threads).with_smem(self.smem))
+    }
+
+    pub fn merge_kernel(&self) -> KernelId {
+        KernelId::with_width(Family::BlockMerge, self.outputs, self.kind)
+    }
+}
+
+impl Launches for MergeRunsPlan {
+    fn launches(&self, out: &mut Vec<Launch>) {
+        let probe = RunStep { at: 0, a: 1, b: 1 };
+        let (partition, merge) = self.shapes(&probe);
+        out.push((KernelId::new(Family::MergePartition, self.kind), partition));
+        out.push((self.merge_kernel(), merge));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::HOPPER;
+
+    #[test]
+    fn neighbours_pair_in_order_until_one_run_is_left() {
+        let plan = MergeRunsPlan::new(ItemKind::U32, &[5, 0, 7, 3, 2], &HOPPER);
+        let steps = |r: usize| plan.rounds[r].iter().map(|s| (s.at, s.a, s.b)).collect::<Vec<_>>();
+        assert_eq!(plan.rounds.len(), 3);
+        assert_eq!(steps(0), [(0, 5, 0), (5, 7, 3), (15, 2, 0)]);
+        assert_eq!(steps(1), [(0, 5, 10), (15, 2, 0)]);
+        assert_eq!(steps(2), [(0, 15, 2)]);
+        assert!(!plan.rounds[0][0].merges() && plan.rounds[0][1].merges());
+        assert_eq!(plan.parts_bytes, (17usize.div_ceil(plan.window) + 1) * 8);
+    }
+
+    #[test]
+    fn one_run_needs_no_round() {
+        assert!(MergeRunsPlan::new(ItemKind::U64U32, &[10], &HOPPER).rounds.is_empty());
+        assert!(MergeRunsPlan::new(ItemKind::U64U32, &[], &HOPPER).rounds.is_empty());
+    }
+}
