@@ -80,11 +80,8 @@ where
         for order in [Order::Ascending, Order::Descending] {
             for empty in [false, true] {
                 let sizes = split(n, p, empty);
-                let data: Vec<Vec<K>> = sizes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &m)| keys::<K>(Dist::Uniform, m, seed(K::NAME, n + i)))
-                    .collect();
+                let data: Vec<Vec<K>> =
+                    sizes.iter().enumerate().map(|(i, &m)| keys::<K>(Dist::Uniform, m, seed(K::NAME, n + i))).collect();
                 let opts = DistOptions { sort: SortOptions { order, ..Default::default() }, ..Default::default() };
                 let shares = check_keys(c, &data, &opts, &format!("{} n={n} {order:?} sizes={sizes:?}", K::NAME));
                 if n >= 8193 {
@@ -128,7 +125,8 @@ fn pairs_and_stable_pairs(_: &Gpu) {
                 }
                 for stable in [false, true] {
                     let what = format!("n={n} {} {order:?} stable={stable}", dist.name());
-                    let opts = DistOptions { sort: SortOptions { order, stable, ..Default::default() }, ..Default::default() };
+                    let opts =
+                        DistOptions { sort: SortOptions { order, stable, ..Default::default() }, ..Default::default() };
                     let kb: Vec<_> = c.gpus().iter().zip(&ks).map(|(g, d)| g.stream().clone_htod(d).unwrap()).collect();
                     let vb: Vec<_> = c.gpus().iter().zip(&vs).map(|(g, d)| g.stream().clone_htod(d).unwrap()).collect();
                     let shares = c.sort_pairs(&kb, &vb, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -250,7 +248,7 @@ fn beyond_2_pow_31_keys(_: &Gpu) {
         let check = g.check::<u32, u32>(s, None, Order::Ascending).unwrap();
         assert_eq!(check.descents, 0, "a share is not sorted");
         after = after.wrapping_add(check.fingerprint);
-        if s.len() > 0 {
+        if !s.is_empty() {
             let first = g.stream().clone_dtoh(&s.slice(0..1)).unwrap()[0];
             assert!(last.is_none_or(|l| l <= first), "shares out of order");
             last = Some(g.stream().clone_dtoh(&s.slice(s.len() - 1..)).unwrap()[0]);

@@ -7,6 +7,9 @@ use std::process::Command;
 
 use crate::output;
 
+/// The example programs the GPU machine runs (`examples/`).
+const EXAMPLES: [&str; 2] = ["distributed_cluster", "distributed_ranks"];
+
 /// Builds release binaries and writes `bundle/run.sh`. Rebuilds the PTX and
 /// the cubins first, so that the binaries never embed kernels older than the
 /// source (which needs `ptxas` when the kernels changed).
@@ -45,6 +48,18 @@ pub fn bundle(root: &Path) -> Result<(), String> {
         "warpsort",
     ]))?;
     std::fs::copy(root.join("target/release/warpsort"), dir.join("warpsort")).map_err(|e| e.to_string())?;
+    crate::run(Command::new("cargo").current_dir(root).args([
+        "build",
+        "--release",
+        "-p",
+        "warpsort-examples",
+        "--bins",
+    ]))?;
+    std::fs::create_dir_all(dir.join("examples")).map_err(|e| e.to_string())?;
+    for example in EXAMPLES {
+        std::fs::copy(root.join("target/release").join(example), dir.join("examples").join(example))
+            .map_err(|e| e.to_string())?;
+    }
     let cub = root.join("xtask/cub/cub_bench.cu");
     std::fs::copy(&cub, dir.join("cub_bench.cu")).map_err(|e| e.to_string())?;
     if let Some(exe) = cub_harness(root, &cub)? {
@@ -52,7 +67,7 @@ pub fn bundle(root: &Path) -> Result<(), String> {
         println!("bundle/cub_bench: the CUB harness, built here (run.sh then needs no nvcc)");
     }
     std::fs::copy(root.join("xtask/run-bundle.sh"), dir.join("run.sh")).map_err(|e| e.to_string())?;
-    println!("bundle/: {count} test binaries, warpsort, cub_bench.cu, run.sh");
+    println!("bundle/: {count} test binaries, warpsort, the examples, cub_bench.cu, run.sh");
     // The same, compressed: what fits a size-limited copy to the GPU
     // machine. `tar xJf .gpu/bundle.tar.xz` there. Every binary embeds the
     // same kernel images (about 4 MB, compressed already): xz's -9 keeps

@@ -159,6 +159,7 @@ impl Cluster {
         }
         let gpus = ordinals.iter().map(|&o| Gpu::with_device(o)).collect::<Result<Vec<_>>>()?;
         require_nccl()?;
+        gpus.iter().try_for_each(keep_freed_memory)?;
         let comms = Comm::from_devices(gpus.iter().map(|g| g.stream().clone()).collect()).map_err(nccl_error)?;
         Ok(Cluster { gpus, comms, report: Mutex::new(None) })
     }
@@ -230,6 +231,43 @@ impl Cluster {
         Ok(())
     }
 
+    /// Times one plain NCCL all-to-all over the cluster (grouped
+    /// `ncclSend`/`ncclRecv`, NCCL's own all-to-all): `bytes` from every GPU
+    /// to every other; milliseconds, the median of `reps` after a warm-up.
+    /// The yardstick of the sort's exchange.
+    pub fn all_to_all_ms(&self, bytes: usize, reps: usize) -> Result<f64> {
+        let p = self.gpus.len();
+        let mut bufs = Vec::new();
+        for g in &self.gpus {
+            bufs.push((g.stream().alloc_zeros::<u8>(bytes * p)?, g.stream().alloc_zeros::<u8>(bytes * p)?));
+        }
+        let mut times = Vec::new();
+        for rep in 0..=reps.max(1) {
+            for g in &self.gpus {
+                g.synchronize()?;
+            }
+            let start = std::time::Instant::now();
+            nccl::grouped(|| {
+                for (comm, (send, recv)) in self.comms.iter().zip(bufs.iter_mut()) {
+                    let me = comm.rank();
+                    for q in (0..p).filter(|&q| q != me) {
+                        nccl::send(comm, send, q * bytes, bytes, q)?;
+                        nccl::recv(comm, recv, q * bytes, bytes, q)?;
+                    }
+                }
+                Ok(())
+            })?;
+            for g in &self.gpus {
+                g.synchronize()?;
+            }
+            if rep > 0 {
+                times.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(times[times.len() / 2])
+    }
+
     fn run<K: SortKey, V: Payload>(
         &self,
         keys: &[impl DevicePtr<K>],
@@ -281,9 +319,13 @@ impl Peer {
     /// `NCCL_NVLS_ENABLE=0`).
     pub fn new(gpu: Gpu, id: &NcclId, rank: usize, ranks: usize) -> Result<Self> {
         if rank >= ranks {
-            return Err(Error::BadConfig(format!("rank {rank} of {ranks}: ranks are 0 to {}", ranks.saturating_sub(1))));
+            return Err(Error::BadConfig(format!(
+                "rank {rank} of {ranks}: ranks are 0 to {}",
+                ranks.saturating_sub(1)
+            )));
         }
         require_nccl()?;
+        keep_freed_memory(&gpu)?;
         gpu.context().bind_to_thread()?;
         let comm = Comm::from_rank(gpu.stream().clone(), rank, ranks, id.0).map_err(nccl_error)?;
         Ok(Peer { gpu, comm, report: Mutex::new(None) })
@@ -338,8 +380,28 @@ impl Peer {
     }
 }
 
+/// Keeps memory freed into the GPU's default pool there (no release
+/// threshold) rather than handing it back to the driver at every
+/// synchronisation: each sort allocates buffers the size of its share, and
+/// mapping them anew costs milliseconds per gigabyte.
+fn keep_freed_memory(gpu: &Gpu) -> Result<()> {
+    use cudarc::driver::{result::mem_pool, sys};
+    let ctx = gpu.context();
+    ctx.bind_to_thread()?;
+    let mut keep = u64::MAX;
+    // SAFETY: the device comes from a live context; the attribute takes a
+    // `u64`, which `keep` is and outlives the call.
+    unsafe {
+        let pool = cudarc::driver::result::device::get_default_mem_pool(ctx.cu_device())?;
+        let attr = sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
+        mem_pool::set_attribute(pool, attr, (&mut keep as *mut u64).cast())?;
+    }
+    Ok(())
+}
+
 /// One GPU's input, checked: in the GPU's context, one value per key, at
-/// most `u32::MAX` keys on a GPU (the sample positions are `u32`).
+/// most [`STABLE_MAX_LEN`](crate::STABLE_MAX_LEN) keys on a GPU for a stable
+/// key-value sort.
 fn checked_input<'a, K: SortKey, V: Payload>(
     gpu: &'a Gpu,
     keys: &'a impl DevicePtr<K>,
@@ -348,7 +410,7 @@ fn checked_input<'a, K: SortKey, V: Payload>(
     guards: &mut Vec<cudarc::driver::SyncOnDrop<'a>>,
 ) -> Result<Input> {
     let n = keys.len();
-    let max = if opts.sort.stable && vals.is_some() { crate::STABLE_MAX_LEN } else { u32::MAX as usize };
+    let max = if opts.sort.stable && vals.is_some() { crate::STABLE_MAX_LEN } else { usize::MAX };
     if n > max {
         return Err(Error::TooLong { len: n, max });
     }

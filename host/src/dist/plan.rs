@@ -39,7 +39,11 @@ pub(crate) struct Splitter<B> {
 /// samples (`samples[q]` taken at `sample_positions(sizes[q], ..)`), each
 /// standing for `sizes[q] / samples` keys, the first sample whose estimated
 /// rank reaches the target. `None`: past every key.
-pub(crate) fn splitters<B: Ord + Copy>(sizes: &[usize], samples: &[Vec<B>], targets: &[usize]) -> Vec<Option<Splitter<B>>> {
+pub(crate) fn splitters<B: Ord + Copy>(
+    sizes: &[usize],
+    samples: &[Vec<B>],
+    targets: &[usize],
+) -> Vec<Option<Splitter<B>>> {
     let mut all = Vec::new();
     let mut weight = Vec::new();
     for (q, keys) in samples.iter().enumerate() {
@@ -171,7 +175,8 @@ mod tests {
     fn bucket_sizes(data: &[Vec<u32>], even: bool) -> Vec<Vec<usize>> {
         let sizes: Vec<usize> = data.iter().map(Vec::len).collect();
         let s = samples_per_gpu(data.len());
-        let samples: Vec<Vec<u32>> = data.iter().map(|d| sample_positions(d.len(), s).iter().map(|&i| d[i]).collect()).collect();
+        let samples: Vec<Vec<u32>> =
+            data.iter().map(|d| sample_positions(d.len(), s).iter().map(|&i| d[i]).collect()).collect();
         let cuts = splitters(&sizes, &samples, &targets(&sizes, even));
         data.iter()
             .enumerate()

@@ -135,12 +135,18 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
         let mut bufs = Vec::new();
         for (m, (inp, w)) in members.iter().zip(inputs.iter().zip(&work)) {
             let gpu = m.gpu;
-            let positions: Vec<u32> = plan::sample_positions(inp.n, s).iter().map(|&i| i as u32).collect();
             let size = gpu.stream().clone_htod(&(inp.n as u64).to_ne_bytes())?;
             let mine = gpu.stream().alloc_zeros::<u8>(s * kb)?;
-            if !positions.is_empty() {
-                let idx = gpu.stream().clone_htod(&positions)?;
-                gpu.gather(kb, gpu.ptr(&w.keys), gpu.ptr(&idx), gpu.ptr(&mine), positions.len())?;
+            // Gathered by `u32` indices, from each 2^32-key part of the keys.
+            let positions = plan::sample_positions(inp.n, s);
+            let mut taken = 0;
+            for part in positions.chunk_by(|a, b| a >> 32 == b >> 32) {
+                let base = (part[0] >> 32 << 32) * kb;
+                let idx: Vec<u32> = part.iter().map(|&i| i as u32).collect();
+                let idx = gpu.stream().clone_htod(&idx)?;
+                let (src, dst) = (gpu.ptr(&w.keys) + base as u64, gpu.ptr(&mine) + (taken * kb) as u64);
+                gpu.gather(kb, src, gpu.ptr(&idx), dst, part.len())?;
+                taken += part.len();
             }
             let all_sizes = gpu.stream().alloc_zeros::<u8>(8 * p)?;
             let all_samples = gpu.stream().alloc_zeros::<u8>(s * kb * p)?;
@@ -169,7 +175,8 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     }
     grouped(|| members.iter().zip(rows.iter_mut()).try_for_each(|(m, (mine, all))| all_gather(m.comm, mine, all)))?;
     let flat = download::<u64>(members[0].gpu, &rows[0].1, p * p)?;
-    let exchange = Exchange { counts: (0..p).map(|q| flat[q * p..q * p + p].iter().map(|&c| c as usize).collect()).collect() };
+    let exchange =
+        Exchange { counts: (0..p).map(|q| flat[q * p..q * p + p].iter().map(|&c| c as usize).collect()).collect() };
     mark(&mut events)?;
 
     // 3. The exchange.
@@ -229,7 +236,12 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
             for (m, (src, dst)) in members.iter().zip(merged.iter().zip(&finals)) {
                 let me = m.comm.rank();
                 for mv in moves[me].iter().filter(|mv| mv.to == me) {
-                    m.gpu.copy_items(&src.items(m.gpu).range(mv.from_at, mv.len), &dst.items(m.gpu).range(mv.to_at, mv.len), 0, mv.len)?;
+                    m.gpu.copy_items(
+                        &src.items(m.gpu).range(mv.from_at, mv.len),
+                        &dst.items(m.gpu).range(mv.to_at, mv.len),
+                        0,
+                        mv.len,
+                    )?;
                 }
             }
             grouped(|| {
@@ -241,7 +253,12 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
                             send(m.comm, v, mv.from_at * vb, mv.len * vb, mv.to)?;
                         }
                     }
-                    for (q, mv) in moves.iter().enumerate().filter(|&(q, _)| q != me).flat_map(|(q, l)| l.iter().map(move |mv| (q, mv))) {
+                    for (q, mv) in moves
+                        .iter()
+                        .enumerate()
+                        .filter(|&(q, _)| q != me)
+                        .flat_map(|(q, l)| l.iter().map(move |mv| (q, mv)))
+                    {
                         if mv.to != me {
                             continue;
                         }
@@ -290,7 +307,12 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
 }
 
 /// Where each bucket ends in GPU `me`'s sorted keys, as counts per bucket.
-fn bucket_counts<B: DeviceRepr + Copy>(gpu: &Gpu, me: usize, w: &Buf, cuts: &[Option<Splitter<B>>]) -> Result<Vec<usize>> {
+fn bucket_counts<B: DeviceRepr + Copy>(
+    gpu: &Gpu,
+    me: usize,
+    w: &Buf,
+    cuts: &[Option<Splitter<B>>],
+) -> Result<Vec<usize>> {
     let queries: Vec<Query<B>> = cuts.iter().map(|&c| plan::query(me, c)).collect();
     let (mut keys, mut upper) = (Vec::new(), Vec::new());
     for q in &queries {

@@ -12,7 +12,14 @@ impl Gpu {
     /// Merges the runs of `src` (laid as `plan` says) into `dst`, using
     /// `tmp` (room for as many items) between rounds and `parts` (the plan's
     /// `parts_bytes`) for the partitions. `src` may be overwritten.
-    pub(crate) fn merge_runs(&self, src: &Items, tmp: &Items, dst: &Items, plan: &MergeRunsPlan, parts: DevPtr) -> Result<()> {
+    pub(crate) fn merge_runs(
+        &self,
+        src: &Items,
+        tmp: &Items,
+        dst: &Items,
+        plan: &MergeRunsPlan,
+        parts: DevPtr,
+    ) -> Result<()> {
         self.check_plan(plan)?;
         if plan.rounds.is_empty() {
             return self.copy_items(src, dst, 0, src.n);
@@ -20,7 +27,13 @@ impl Gpu {
         let last = plan.rounds.len() - 1;
         let mut from = *src;
         for (r, round) in plan.rounds.iter().enumerate() {
-            let to = if r == last { *dst } else if from.keys == tmp.keys { *src } else { *tmp };
+            let to = if r == last {
+                *dst
+            } else if from.keys == tmp.keys {
+                *src
+            } else {
+                *tmp
+            };
             for step in round {
                 self.run_step(&from, &to, step, plan, parts)?;
             }

@@ -29,6 +29,9 @@ pub enum Suite {
     Paper,
     /// Process start-up as a new user sees it: the first call of each operation.
     Startup,
+    /// The distributed sort over 1, 2, 4, 8 GPUs beside one GPU's sort and
+    /// NCCL's all-to-all (only when asked for).
+    Multigpu,
 }
 
 /// `warpsort bench`: warpsort's algorithms beside NVIDIA CUB, every result
@@ -58,7 +61,7 @@ pub struct BenchArgs {
 impl BenchArgs {
     /// Whether `suite` is to run.
     pub fn wants(&self, suite: Suite) -> bool {
-        self.suites.is_empty() || self.suites.contains(&suite)
+        (self.suites.is_empty() && suite != Suite::Multigpu) || self.suites.contains(&suite)
     }
 
     /// Timed repetitions, at least one.

@@ -1,6 +1,7 @@
 //! One function per benchmark suite; [`run`] picks it.
 
 mod basic;
+mod multigpu;
 mod paper;
 mod segments;
 mod startup;
@@ -24,5 +25,6 @@ pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
         Suite::Steps => steps::steps(b),
         Suite::Paper => paper::paper_suite(b),
         Suite::Startup => startup::startup(b),
+        Suite::Multigpu => multigpu::multigpu(b),
     }
 }

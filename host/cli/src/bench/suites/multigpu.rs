@@ -1,0 +1,125 @@
+//! The multigpu suite: the distributed sort of uniform `u32` keys over 1, 2,
+//! 4 and 8 GPUs (as many as there are) beside one GPU's sort of the same
+//! keys, and NCCL's own all-to-all of the bytes the sort's exchange moved.
+//! Every result is checked on the GPUs (each share sorted, the shares in
+//! order, the fingerprints of the shares the input's).
+
+use std::time::Instant;
+
+use warpsort::cudarc::driver::CudaSlice;
+use warpsort::{Cluster, DistOptions, DistReport, Gpu, Order, SortOptions};
+
+use crate::bench::report::Row;
+use crate::bench::timing::median;
+use crate::bench::{Bench, Result, progress};
+
+/// splitmix64's finaliser.
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Uniform keys made on all cores (the 2^32-key inputs would take a minute
+/// on one): key `i` is a hash of `i`.
+fn uniform(n: usize) -> Vec<u32> {
+    let mut v = vec![0u32; n];
+    let threads = std::thread::available_parallelism().map_or(8, |t| t.get());
+    let chunk = n.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (c, part) in v.chunks_mut(chunk).enumerate() {
+            s.spawn(move || {
+                for (i, x) in part.iter_mut().enumerate() {
+                    *x = mix64((c * chunk + i) as u64 ^ 0x9e37_79b9) as u32;
+                }
+            });
+        }
+    });
+    v
+}
+
+/// Whether `shares` (share `i` on `gpus[i]`) are the sorted `inputs`.
+fn verified(gpus: &[Gpu], inputs: &[CudaSlice<u32>], shares: &[CudaSlice<u32>]) -> Result<bool> {
+    let (mut before, mut after, mut ok) = (0u64, 0u64, true);
+    let mut last: Option<u32> = None;
+    for (g, (i, s)) in gpus.iter().zip(inputs.iter().zip(shares)) {
+        before = before.wrapping_add(g.check::<u32, u32>(i, None, Order::Ascending)?.fingerprint);
+        let c = g.check::<u32, u32>(s, None, Order::Ascending)?;
+        after = after.wrapping_add(c.fingerprint);
+        ok &= c.descents == 0;
+        if !s.is_empty() {
+            let first = g.stream().clone_dtoh(&s.slice(0..1))?[0];
+            ok &= last.is_none_or(|l| l <= first);
+            last = Some(g.stream().clone_dtoh(&s.slice(s.len() - 1..))?[0]);
+        }
+    }
+    Ok(ok && before == after)
+}
+
+pub fn multigpu(b: &mut Bench) -> Result<()> {
+    let gpus = Gpu::device_count()?;
+    let sizes: Vec<usize> = if b.opts.quick { vec![1 << 26, 1 << 28] } else { vec![1 << 28, 1 << 30, 1 << 32] };
+    let counts: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|&p| p <= gpus).collect();
+    progress(&format!("distributed sort over {counts:?} GPUs ({gpus} present)"));
+    let all = uniform(*sizes.last().unwrap());
+    let clusters =
+        counts.iter().map(|&p| Cluster::new(&(0..p).collect::<Vec<_>>())).collect::<warpsort::Result<Vec<_>>>()?;
+    for &n in &sizes {
+        progress(&format!("distributed sort, n = 2^{}", n.trailing_zeros()));
+        let keys = &all[..n];
+        // One GPU, the plain sort (kernels only, events).
+        let one = {
+            let (pristine, mut work) = b.upload(keys)?;
+            let ms = b.time(&pristine, &mut work, |w| b.gpu.sort(w))?;
+            let ok = b.gpu.check::<u32, u32>(&work, None, Order::Ascending)?;
+            let want = b.gpu.check::<u32, u32>(&pristine, None, Order::Ascending)?;
+            b.report.push(Row::u32_keys("multigpu", "warpsort-1gpu".into(), n, ms, ok.confirms(&want)));
+            b.gpu.release_scratch()?;
+            ms
+        };
+        for (c, &p) in clusters.iter().zip(&counts) {
+            let cut = |i: usize| i * n / p;
+            let inputs = (0..p)
+                .map(|i| Ok(c.gpus()[i].stream().clone_htod(&keys[cut(i)..cut(i + 1)])?))
+                .collect::<Result<Vec<_>>>()?;
+            let opts = DistOptions { sort: SortOptions::default(), ..Default::default() };
+            let mut times = Vec::new();
+            let mut report: Option<DistReport> = None;
+            let mut ok = true;
+            for rep in 0..b.opts.reps().min(5) + 1 {
+                let start = Instant::now();
+                let shares = c.sort(&inputs, &opts)?;
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                if rep == 0 {
+                    ok = verified(c.gpus(), &inputs, &shares)?;
+                } else {
+                    times.push(ms);
+                    report = c.last_report();
+                }
+            }
+            let ms = median(times);
+            b.report.push(Row::u32_keys("multigpu", format!("warpsort-dist-{p}gpu"), n, ms, ok));
+            let r = report.expect("a report");
+            let phases: Vec<String> = r.phases.iter().map(|(name, t)| format!("{name} {t:.1}")).collect();
+            println!("          {p} GPU(s): {:.2}x one GPU; phases (ms): {}", one / ms, phases.join(", "));
+            if p > 1 {
+                // NCCL's all-to-all of the bytes the exchange moved.
+                let per_pair = r.crossing * r.item_bytes / (p * (p - 1));
+                let a2a = c.all_to_all_ms(per_pair, 5)?;
+                let exchange = r.phase_ms("exchange");
+                let gbs = |ms: f64| (per_pair * (p - 1)) as f64 / (ms / 1e3) / 1e9;
+                println!(
+                    "          exchange {exchange:.2} ms ({:.0} GB/s a GPU), NCCL all-to-all of the same bytes {a2a:.2} ms ({:.0} GB/s a GPU): {:.0}%",
+                    gbs(exchange),
+                    gbs(a2a),
+                    100.0 * a2a / exchange
+                );
+                b.report.push(Row::u32_keys("multigpu", format!("nccl-alltoall-{p}gpu"), n, a2a, true));
+            }
+            for g in c.gpus() {
+                g.release_scratch()?;
+            }
+        }
+    }
+    Ok(())
+}
