@@ -2,6 +2,8 @@
 //! loaded at run time): communicators, the bootstrap id, grouped calls, and
 //! byte-wise sends, receives and all-gathers of device buffers.
 
+use std::mem::size_of;
+
 use cudarc::driver::{CudaSlice, DevicePtr};
 use cudarc::nccl::{self, Comm, Id};
 
@@ -47,19 +49,24 @@ pub(crate) fn grouped(calls: impl FnOnce() -> Result<()>) -> Result<()> {
 
 /// Sends bytes `at..at + len` of `buf` to `peer` (nothing when empty; the
 /// peer receives nothing either, as both know the counts).
-pub(crate) fn send(comm: &Comm, buf: &CudaSlice<u8>, at: usize, len: usize, peer: usize) -> Result<()> {
+pub(crate) fn send<T>(comm: &Comm, buf: &CudaSlice<T>, at: usize, len: usize, peer: usize) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
-    comm.send(&buf.slice(at..at + len), peer as i32).map_err(nccl_error)
+    // SAFETY: the same allocation seen as its bytes (any bytes are valid `u8`s).
+    let bytes = unsafe { buf.transmute::<u8>(buf.len() * size_of::<T>()) }.expect("a buffer's bytes fit it");
+    comm.send(&bytes.slice(at..at + len), peer as i32).map_err(nccl_error)
 }
 
-/// Receives `len` bytes from `peer` into `buf` at `at`.
-pub(crate) fn recv(comm: &Comm, buf: &mut CudaSlice<u8>, at: usize, len: usize, peer: usize) -> Result<()> {
+/// Receives `len` bytes from `peer` into `buf` at byte `at`.
+pub(crate) fn recv<T>(comm: &Comm, buf: &mut CudaSlice<T>, at: usize, len: usize, peer: usize) -> Result<()> {
     if len == 0 {
         return Ok(());
     }
-    comm.recv(&mut buf.slice_mut(at..at + len), peer as i32).map(drop).map_err(nccl_error)
+    let total = buf.len() * size_of::<T>();
+    // SAFETY: as in `send`; NCCL writes whole items' bytes (the callers' counts).
+    let mut bytes = unsafe { buf.transmute_mut::<u8>(total) }.expect("a buffer's bytes fit it");
+    comm.recv(&mut bytes.slice_mut(at..at + len), peer as i32).map(drop).map_err(nccl_error)
 }
 
 /// Every rank's `send` (the same length on each), rank after rank, in `recv`.

@@ -57,20 +57,26 @@ pub(crate) struct Share<K, V> {
 /// Phase names, in order (the report's rows).
 const PHASES: [&str; 5] = ["local sort", "splitters", "exchange", "merge", "rebalance + decode"];
 
-/// Owned device bytes holding `n` items of `kind` (keys, then values).
-struct Buf {
-    keys: CudaSlice<u8>,
-    vals: Option<CudaSlice<u8>>,
+/// Owned device memory holding `n` items of `kind` (keys, then values), as
+/// bytes, or typed as the caller's keys and values (the shares handed back:
+/// 16-bit keys' buffer has room for their 32-bit patterns).
+struct Buf<KT = u8, VT = u8> {
+    keys: CudaSlice<KT>,
+    vals: Option<CudaSlice<VT>>,
     n: usize,
     kind: ItemKind,
 }
 
-impl Buf {
+impl<KT: DeviceRepr, VT: DeviceRepr> Buf<KT, VT> {
     fn new(gpu: &Gpu, n: usize, kind: ItemKind) -> Result<Self> {
         // SAFETY: every byte is written (copy, sort, receive or merge) before it is read.
-        let bytes = |b: usize| unsafe { gpu.stream().alloc::<u8>(n * b) };
-        let keys = bytes(kind.key_bytes())?;
-        let vals = if kind.pairs() { Some(bytes(kind.val_bytes())?) } else { None };
+        let keys = unsafe { gpu.stream().alloc::<KT>((n * kind.key_bytes()).div_ceil(size_of::<KT>())) }?;
+        let vals = if kind.pairs() {
+            // SAFETY: as above.
+            Some(unsafe { gpu.stream().alloc::<VT>((n * kind.val_bytes()).div_ceil(size_of::<VT>())) }?)
+        } else {
+            None
+        };
         Ok(Buf { keys, vals, n, kind })
     }
 
@@ -111,7 +117,7 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     let mut work = Vec::with_capacity(members.len());
     for (m, inp) in members.iter().zip(inputs) {
         let (gpu, n) = (m.gpu, inp.n);
-        let buf = Buf::new(gpu, n, kind)?;
+        let buf = Buf::<u8, u8>::new(gpu, n, kind)?;
         let items = buf.items(gpu);
         if narrow {
             gpu.convert16(inp.keys, items.keys, n, mode)?;
@@ -182,7 +188,7 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     // 3. The exchange.
     let mut got: Vec<Buf> = Vec::with_capacity(members.len());
     for m in members {
-        got.push(Buf::new(m.gpu, exchange.received(m.comm.rank()), kind)?);
+        got.push(Buf::<u8, u8>::new(m.gpu, exchange.received(m.comm.rank()), kind)?);
     }
     for (m, (w, g)) in members.iter().zip(work.iter().zip(&got)) {
         let me = m.comm.rank();
@@ -216,8 +222,8 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     for (m, g) in members.iter().zip(&got) {
         let gpu = m.gpu;
         let plan = MergeRunsPlan::new(kind, &exchange.runs(m.comm.rank()), gpu.policy());
-        let out = Buf::new(gpu, g.n, kind)?;
-        let tmp = if plan.rounds.len() > 1 { Some(Buf::new(gpu, g.n, kind)?) } else { None };
+        let out = Buf::<K, V>::new(gpu, g.n, kind)?;
+        let tmp = if plan.rounds.len() > 1 { Some(Buf::<u8, u8>::new(gpu, g.n, kind)?) } else { None };
         let parts = gpu.stream().alloc_zeros::<u8>(plan.parts_bytes)?;
         let src = g.items(gpu);
         let tmp_items = tmp.as_ref().map_or(src, |t| t.items(gpu));
@@ -231,7 +237,7 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
         None => finals = merged,
         Some(moves) => {
             for m in members {
-                finals.push(Buf::new(m.gpu, sizes[m.comm.rank()], kind)?);
+                finals.push(Buf::<K, V>::new(m.gpu, sizes[m.comm.rank()], kind)?);
             }
             for (m, (src, dst)) in members.iter().zip(merged.iter().zip(&finals)) {
                 let me = m.comm.rank();
@@ -310,7 +316,7 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
 fn bucket_counts<B: DeviceRepr + Copy>(
     gpu: &Gpu,
     me: usize,
-    w: &Buf,
+    w: &Buf<u8, u8>,
     cuts: &[Option<Splitter<B>>],
 ) -> Result<Vec<usize>> {
     let queries: Vec<Query<B>> = cuts.iter().map(|&c| plan::query(me, c)).collect();
@@ -360,26 +366,18 @@ fn download<T: DeviceRepr + Default + Clone>(gpu: &Gpu, buf: &CudaSlice<u8>, n: 
 }
 
 /// A share in the caller's types: keys mapped back from their ordered
-/// patterns (16-bit keys narrowed), values as they are.
-fn decode<K: SortKey, V: Payload>(gpu: &Gpu, f: Buf, mode: u32, narrow: bool) -> Result<Share<K, V>> {
+/// patterns in place (16-bit keys narrowed into a buffer of their own),
+/// values as they are.
+fn decode<K: SortKey, V: Payload>(gpu: &Gpu, f: Buf<K, V>, mode: u32, narrow: bool) -> Result<Share<K, V>> {
     let (n, back) = (f.n, mode | warpsort_kernels::ordered::mode::DECODE);
-    // SAFETY: written by the conversion or the copy below before anything reads it.
-    let keys = unsafe { gpu.stream().alloc::<K>(n) }?;
-    let at = gpu.ptr(&keys);
-    if narrow {
-        gpu.convert16(at, gpu.ptr(&f.keys), n, back)?;
+    let keys = if narrow {
+        // SAFETY: written by the conversion before anything reads it.
+        let keys = unsafe { gpu.stream().alloc::<K>(n) }?;
+        gpu.convert16(gpu.ptr(&keys), gpu.ptr(&f.keys), n, back)?;
+        keys
     } else {
-        gpu.copy_dtod(at, gpu.ptr(&f.keys), n * f.kind.key_bytes())?;
-        gpu.map_keys(&Items::new(at, 0, n, f.kind.keys_only()), back)?;
-    }
-    let vals = match &f.vals {
-        None => None,
-        Some(v) => {
-            // SAFETY: written by the copy before anything reads it.
-            let out = unsafe { gpu.stream().alloc::<V>(n) }?;
-            gpu.copy_dtod(gpu.ptr(&out), gpu.ptr(v), n * size_of::<V>())?;
-            Some(out)
-        }
+        gpu.map_keys(&Items::new(gpu.ptr(&f.keys), 0, n, f.kind.keys_only()), back)?;
+        f.keys
     };
-    Ok(Share { keys, vals })
+    Ok(Share { keys, vals: f.vals })
 }
