@@ -95,8 +95,13 @@ pub(crate) fn targets(sizes: &[usize], even: bool) -> Vec<usize> {
     if even {
         (1..p).map(|t| (t as u128 * n as u128 / p as u128) as usize).collect()
     } else {
-        sizes.iter().scan(0, |acc, &s| Some(std::mem::replace(acc, *acc + s) + s)).take(p.saturating_sub(1)).collect()
+        starts(sizes).into_iter().skip(1).collect()
     }
+}
+
+/// Where each of `sizes` starts when laid one after another.
+fn starts(sizes: &[usize]) -> Vec<usize> {
+    sizes.iter().scan(0, |acc, &s| Some(std::mem::replace(acc, *acc + s))).collect()
 }
 
 /// The all-to-all exchange: `counts[src][dst]` keys of `src`'s bucket `dst`
@@ -151,7 +156,6 @@ pub(crate) struct Move {
 /// Moves turning shares of `have` keys (in global order, GPU after GPU)
 /// into shares of `want` (the same total), per source GPU.
 pub(crate) fn rebalance(have: &[usize], want: &[usize]) -> Vec<Vec<Move>> {
-    let starts = |v: &[usize]| v.iter().scan(0, |acc, &s| Some(std::mem::replace(acc, *acc + s))).collect::<Vec<_>>();
     let (hs, ws) = (starts(have), starts(want));
     (0..have.len())
         .map(|src| {

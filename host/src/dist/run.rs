@@ -259,15 +259,9 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
                             send(m.comm, v, mv.from_at * vb, mv.len * vb, mv.to)?;
                         }
                     }
-                    for (q, mv) in moves
-                        .iter()
-                        .enumerate()
-                        .filter(|&(q, _)| q != me)
-                        .flat_map(|(q, l)| l.iter().map(move |mv| (q, mv)))
+                    let incoming = moves.iter().enumerate().filter(|&(q, _)| q != me);
+                    for (q, mv) in incoming.flat_map(|(q, l)| l.iter().filter(|mv| mv.to == me).map(move |mv| (q, mv)))
                     {
-                        if mv.to != me {
-                            continue;
-                        }
                         recv(m.comm, &mut dst.keys, mv.to_at * kb, mv.len * kb, q)?;
                         if let Some(v) = &mut dst.vals {
                             recv(m.comm, v, mv.to_at * vb, mv.len * vb, q)?;
@@ -341,7 +335,7 @@ fn bucket_counts<B: DeviceRepr + Copy>(
             q: keys.len(),
             out: gpu.ptr(&out),
         };
-        gpu.launch(&search, crate::launch::Shape::covering(keys.len(), 64, 64))?;
+        gpu.launch(&search, gpu.policy().elementwise(keys.len()))?;
         gpu.download(gpu.ptr(&out), &mut found)?;
     }
     let mut found = found.into_iter();
