@@ -66,6 +66,21 @@ pub enum Error {
     NoNccl,
     /// An NCCL call failed (its result code).
     Nccl(String),
+    /// A host sort's memory limit is below what its smallest pieces need.
+    MemoryLimit {
+        /// The limit, bytes of device memory.
+        limit: usize,
+        /// The least it needs, bytes.
+        needed: usize,
+    },
+    /// Page-locked (pinned) host memory for staging buffers could not be had.
+    OutOfPinnedMemory {
+        /// Bytes asked for.
+        requested: usize,
+    },
+    /// A fault injected by a test (`HostOptions::fault`), in this phase.
+    #[doc(hidden)]
+    Injected(&'static str),
 }
 
 impl fmt::Display for Error {
@@ -132,6 +147,20 @@ impl fmt::Display for Error {
                 "an NCCL call failed ({code}): every rank must make the same calls in the same order; \
                  NCCL_DEBUG=WARN says more. The inputs are unchanged"
             ),
+            Error::MemoryLimit { limit, needed } => write!(
+                f,
+                "a memory limit of {} KiB is below the {} KiB this sort needs for its smallest runs and buckets: \
+                 raise HostOptions::memory_limit (or leave it unset to use the device's free memory)",
+                limit / 1024,
+                needed.div_ceil(1024)
+            ),
+            Error::OutOfPinnedMemory { requested } => write!(
+                f,
+                "{} MiB of page-locked host memory for staging buffers could not be had: lower \
+                 HostOptions::staging_bytes, free pinned memory, or raise the locked-memory limit (ulimit -l)",
+                requested.div_ceil(MIB)
+            ),
+            Error::Injected(phase) => write!(f, "fault injected by a test in the {phase} phase"),
             Error::Driver(e) => write!(
                 f,
                 "CUDA driver call failed ({:?}). After a launch failure the context is unusable: open a new Gpu \

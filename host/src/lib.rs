@@ -48,6 +48,7 @@ mod dist;
 mod error;
 mod exec;
 mod gpu;
+mod hostsort;
 mod key;
 mod launch;
 mod options;
@@ -61,6 +62,7 @@ pub use dist::{Balance, Cluster, DistOptions, DistReport, NcclId, Peer};
 pub use error::{Error, Result};
 pub use gpu::scratch::Scratch;
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime};
+pub use hostsort::{Fault, HostOptions, Phase, Progress};
 pub use key::{Bits, Order, Payload, SortIndex, SortKey};
 pub use options::{
     Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, SegmentKernel, SortOptions, TileSort,

@@ -62,6 +62,38 @@ impl Policy {
     }
 }
 
+/// How host data streams to and from the GPU (every device class): the
+/// pinned staging rings and how a host sort cuts its work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Streaming {
+    /// Pinned buffers in each direction's ring.
+    pub slots: usize,
+    /// Bytes of each pinned buffer.
+    pub slot_bytes: usize,
+    /// A host sort that fits on the GPU sorts its input in up to this many
+    /// runs as they arrive, then merges them.
+    pub runs: usize,
+    /// ... but no run shorter than this many bytes of items.
+    pub min_run_bytes: usize,
+    /// Device memory a host sort leaves free when the caller sets no limit.
+    pub margin_bytes: usize,
+    /// Beyond the GPU: buckets are planned this much below the most a
+    /// bucket may hold (eighths), for the splitters' error.
+    pub bucket_fill_eighths: usize,
+    /// Beyond the GPU: samples each sorted run gives per bucket.
+    pub samples_per_bucket: usize,
+}
+
+pub(crate) const STREAMING: Streaming = Streaming {
+    slots: 4,
+    slot_bytes: 16 << 20,
+    runs: 8,
+    min_run_bytes: 16 << 20,
+    margin_bytes: 512 << 20,
+    bucket_fill_eighths: 7,
+    samples_per_bucket: 64,
+};
+
 /// Hopper (sm_90: H100, H200), tuned on an H200 with `warpsort bench
 /// --suite tune` and the launch-rule runs of `docs/runs/`.
 pub(crate) const HOPPER: Policy = Policy {

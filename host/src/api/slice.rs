@@ -1,16 +1,14 @@
-//! Sorts of host slices: copied into the handle's cached device storage
-//! (beside the sort's own), sorted there, copied back. On error the slices
-//! are as they were: results land in them only once everything succeeded.
+//! Sorts of host slices: full sorts through the host sorts (`hostsort`:
+//! streamed through pinned buffers, beyond the GPU's memory when needed),
+//! argsort streamed up and down, segmented sorts copied up and back.
 
-use super::{items, same_len, shape, val_bytes};
+use super::same_len;
 use crate::error::{Error, Result};
-use crate::exec::permute::Positions;
 use crate::gpu::Gpu;
+use crate::hostsort::HostOptions;
+use crate::hostsort::staging::{Down, Up};
 use crate::key::{Order, Payload, SortKey};
-use crate::launch::Items;
 use crate::options::SortOptions;
-use crate::plan::SortPlan;
-use crate::plan::permute::{HostPlan, StablePlan};
 
 impl Gpu {
     /// Sorts a host slice ascending: copies it to the GPU, sorts, copies it
@@ -39,22 +37,11 @@ impl Gpu {
     /// # Ok::<(), warpsort::Error>(())
     /// ```
     pub fn sort_slice_with<K: SortKey>(&self, keys: &mut [K], opts: &SortOptions) -> Result<()> {
-        let n = keys.len();
-        let sort = SortPlan::new(opts, shape::<K>(0), n, self.policy())?;
-        if n < 2 {
-            return Ok(());
-        }
-        let plan = HostPlan::new(n, size_of::<K>(), 0, 0, sort);
-        let mode = K::MODE | opts.order.mode();
-        self.with_scratch(None, plan.temp_bytes, |base| {
-            self.upload(base, keys)?;
-            self.run_sort(&items::<K>(base, 0, 0, n), &plan.inner, mode, base + plan.inner_at as u64)?;
-            self.download(base, keys)
-        })
+        self.sort_host(keys, &HostOptions::from(*opts))
     }
 
-    /// Sorts host key-value slices (see [`Gpu::sort_pairs`]). On error both
-    /// are unchanged.
+    /// Sorts host key-value slices (see [`Gpu::sort_pairs`] and
+    /// [`Gpu::sort_pairs_host`]). On error both are unchanged.
     ///
     /// ```no_run
     /// use warpsort::SortOptions;
@@ -70,58 +57,7 @@ impl Gpu {
         vals: &mut [V],
         opts: &SortOptions,
     ) -> Result<()> {
-        let n = keys.len();
-        same_len(n, vals.len())?;
-        let vb = val_bytes::<V>();
-        let mode = K::MODE | opts.order.mode();
-        if opts.stable && n > super::sort::STABLE_MAX_LEN {
-            return Err(Error::TooLong { len: n, max: super::sort::STABLE_MAX_LEN });
-        }
-        let unstable = SortPlan::new(opts, shape::<K>(vb), n, self.policy())?;
-        let stable = SortPlan::new(opts, shape::<K>(0).ranked(), n, self.policy())?;
-        if n < 2 {
-            return Ok(());
-        }
-        if opts.stable {
-            let plan = HostPlan::new(n, size_of::<K>(), vb, 0, StablePlan::new(n, vb, stable));
-            return self.with_scratch(None, plan.temp_bytes, |base| {
-                let items = self.upload_pairs(base, plan.vals, keys, vals)?;
-                let stable = &plan.inner;
-                self.run_stable(&items, vb, stable, base + plan.inner_at as u64, |ranked, inner| {
-                    self.run_sort(ranked, &stable.inner, mode, inner)
-                })?;
-                self.download_pairs(base, plan.vals, keys, vals)
-            });
-        }
-        let plan = HostPlan::new(n, size_of::<K>(), vb, 0, unstable);
-        self.with_scratch(None, plan.temp_bytes, |base| {
-            let items = self.upload_pairs(base, plan.vals, keys, vals)?;
-            self.run_sort(&items, &plan.inner, mode, base + plan.inner_at as u64)?;
-            self.download_pairs(base, plan.vals, keys, vals)
-        })
-    }
-
-    /// Copies host pairs into storage at `base` (values at `vals_at`).
-    fn upload_pairs<K: SortKey, V: Payload>(&self, base: u64, vals_at: usize, keys: &[K], vals: &[V]) -> Result<Items> {
-        self.upload(base, keys)?;
-        self.upload(base + vals_at as u64, vals)?;
-        Ok(items::<K>(base, base + vals_at as u64, size_of::<V>(), keys.len()))
-    }
-
-    /// Copies sorted pairs back. Keys land in a host copy first: if the
-    /// values' copy fails, both slices are as they were.
-    fn download_pairs<K: SortKey, V: Payload>(
-        &self,
-        base: u64,
-        vals_at: usize,
-        keys: &mut [K],
-        vals: &mut [V],
-    ) -> Result<()> {
-        let mut out = keys.to_vec();
-        self.download(base, &mut out)?;
-        self.download(base + vals_at as u64, vals)?;
-        keys.copy_from_slice(&out);
-        Ok(())
+        self.sort_pairs_host(keys, vals, &HostOptions::from(*opts))
     }
 
     /// [`Gpu::argsort`] of a host slice: the permutation as a `Vec`.
@@ -133,26 +69,32 @@ impl Gpu {
     /// ```
     pub fn argsort_slice<K: SortKey>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
         let n = keys.len();
-        let inner = super::argsort::argsort_plan::<K>(self, opts, n, 4)?;
+        super::argsort::argsort_plan::<K>(self, opts, n, 4)?;
         super::argsort::check_len(n, 4, opts)?;
         if n == 0 {
             return Ok(Vec::new());
         }
-        let plan = HostPlan::new(n, size_of::<K>(), 4, 0, inner);
-        let mode = K::MODE | opts.order.mode();
-        self.with_scratch(None, plan.temp_bytes, |base| {
-            self.upload(base, keys)?;
-            let out = base + plan.vals as u64;
-            let a = &plan.inner;
-            let keys = items::<K>(base, 0, 0, n);
-            let temp = base + plan.inner_at as u64;
-            self.run_argsort(&keys, size_of::<K>(), out, 4, opts.stable, Positions::Global, a, temp, |it, t| {
-                self.run_sort(it, &a.inner, mode, t)
-            })?;
-            let mut p = vec![0u32; n];
-            self.download(out, &mut p)?;
-            Ok(p)
-        })
+        let mut staging = self.staging(0)?;
+        let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
+        let r = (|| {
+            let dk = crate::gpu::scratch::alloc_bytes(self.stream(), size_of_val(keys))?;
+            lanes.run(&mut [Up::new(keys, self.ptr(&dk))], &mut [])?;
+            self.stream().wait(&lanes.up_done()?)?;
+            let dk = dk.as_view();
+            // SAFETY: the bytes are `n` keys of `K` just copied up; the view
+            // lives as long as `dk`.
+            let dk = unsafe { dk.transmute::<K>(n) }.ok_or(Error::TooLong { len: n, max: n })?;
+            let p = self.argsort(&dk, opts)?;
+            let mut out = vec![0u32; n];
+            lanes.down_after(&self.stream().record_event(None)?)?;
+            let mut down = [Down::new(self.ptr(&p), &mut out)];
+            while lanes.step_down(&mut down[0])? {}
+            Ok(out)
+        })();
+        if r.is_err() {
+            lanes.quiesce();
+        }
+        r
     }
 
     /// [`Gpu::sort_segments_by_offsets`] of host slices (copied to the GPU

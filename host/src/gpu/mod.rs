@@ -7,7 +7,7 @@ mod module;
 pub(crate) mod scratch;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, DeviceSlice};
@@ -16,7 +16,9 @@ pub use launch::{KernelArg, KernelTime};
 pub(crate) use module::Module;
 
 use crate::error::{Error, Result};
+use crate::hostsort::staging::Lanes;
 use crate::launch::DevPtr;
+use crate::policy::STREAMING;
 use crate::policy::{self, Policy};
 use scratch::Scratch;
 
@@ -66,6 +68,8 @@ pub struct Gpu {
     pub(crate) scratch: Mutex<Scratch>,
     /// Device allocations made for temporary storage through this handle.
     pub(crate) scratch_allocations: AtomicU64,
+    /// Pinned staging buffers of the host sorts, made by the first one.
+    staging: Mutex<Option<Lanes>>,
     profiler: launch::Profiler,
 }
 
@@ -151,6 +155,7 @@ impl Gpu {
             policy,
             scratch: Mutex::new(Scratch::new()),
             scratch_allocations: AtomicU64::new(0),
+            staging: Mutex::new(None),
             profiler: launch::Profiler::default(),
         }
     }
@@ -287,6 +292,31 @@ impl Gpu {
         self.scratch_allocations.fetch_add(s.allocations() - before, Ordering::Relaxed);
         // `one_off` (if used) is freed after `body`'s work, in stream order.
         body(p?)
+    }
+
+    /// The staging rings, with slots of `bytes` (0: the policy's), made
+    /// now if this handle has none of that size. Held for one host sort at
+    /// a time.
+    pub(crate) fn staging(&self, bytes: usize) -> Result<MutexGuard<'_, Option<Lanes>>> {
+        let bytes = if bytes == 0 { STREAMING.slot_bytes } else { bytes };
+        let mut guard = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        if !guard.as_ref().is_some_and(|l| l.fits(STREAMING.slots, bytes)) {
+            *guard = None;
+            *guard = Some(Lanes::new(&self.ctx, STREAMING.slots, bytes)?);
+        }
+        Ok(guard)
+    }
+
+    /// Bytes of pinned host memory this handle holds for staging.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// gpu.sort_slice(&mut vec![3u32, 1, 2])?;
+    /// assert!(gpu.pinned_bytes() > 0);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn pinned_bytes(&self) -> usize {
+        self.staging.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, Lanes::pinned_bytes)
     }
 
     /// Bytes of temporary storage this handle holds for calls without a

@@ -76,29 +76,6 @@ impl<P: Inner> StablePlan<P> {
     }
 }
 
-/// A host-slice operation's device storage: the keys' copy at 0, the
-/// values' (or positions'), then `extra` (e.g. offsets), then the
-/// operation's own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct HostPlan<P> {
-    pub vals: usize,
-    pub extra: usize,
-    pub inner_at: usize,
-    pub inner: P,
-    pub temp_bytes: usize,
-}
-
-impl<P: Inner> HostPlan<P> {
-    pub fn new(n: usize, key_bytes: usize, val_bytes: usize, extra_bytes: usize, inner: P) -> Self {
-        let mut l = Layout::default();
-        l.region(n * key_bytes);
-        let vals = l.region(n * val_bytes);
-        let extra = l.region(extra_bytes);
-        let inner_at = l.region(inner.temp_bytes());
-        HostPlan { vals, extra, inner_at, inner, temp_bytes: l.bytes() }
-    }
-}
-
 impl<P: Inner> Inner for ArgsortPlan<P> {
     fn temp_bytes(&self) -> usize {
         self.temp_bytes

@@ -1,0 +1,262 @@
+//! Every decision of a host sort, made before any item moves: whether it
+//! fits on the GPU (its runs sorted as they arrive, then merged) or not
+//! (sorted runs written to host memory, then merged bucket by bucket), the
+//! run and bucket sizes that fit the memory limit, and (beyond the GPU) the
+//! buckets: splitters from the sorted runs' samples, ordered by
+//! `(key, run, position)` as the distributed sort's, so duplicates cut
+//! anywhere and a stable sort stays stable.
+
+use std::ops::Range;
+
+use crate::dist::plan::{Query, query, sample_positions, splitters};
+use crate::error::{Error, Result};
+use crate::launch::ItemKind;
+use crate::options::SortOptions;
+use crate::plan::merge_runs::MergeRunsPlan;
+use crate::plan::permute::StablePlan;
+use crate::plan::{SortPlan, SortShape};
+use crate::policy::{Policy, STREAMING};
+
+/// The fewest items a run or a bucket may hold beyond the GPU: a limit
+/// below what this needs is refused ([`Error::MemoryLimit`]).
+pub(crate) const MIN_ITEMS: usize = 1 << 12;
+
+/// What is sorted: `n` items of `kind` (keys as ordered patterns, values)
+/// from host keys of `host_key_bytes` (2 for 16-bit keys, widened on the GPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Work {
+    pub n: usize,
+    pub kind: ItemKind,
+    pub host_key_bytes: usize,
+}
+
+impl Work {
+    fn item_bytes(&self) -> usize {
+        self.kind.item_bytes()
+    }
+
+    /// Device bytes per item for 16-bit keys' narrow copies (0 otherwise).
+    fn narrow_bytes(&self) -> usize {
+        if self.host_key_bytes == 2 { 2 } else { 0 }
+    }
+}
+
+/// How a host sort runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// Everything on the GPU: runs sorted as they arrive, merged, copied back.
+    InCore { runs: Vec<Range<usize>>, merge: Option<MergeRunsPlan>, run_temp: usize },
+    /// Beyond the GPU (or the limit): runs of at most `run` items sorted
+    /// and written to host memory, then buckets of at most `bucket` items
+    /// merged on the GPU into place.
+    OutOfCore { runs: Vec<Range<usize>>, run: usize, bucket: usize, run_temp: usize },
+}
+
+/// A host sort's plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct StreamPlan {
+    pub work: Work,
+    pub route: Route,
+    /// The most device memory it allocates at once.
+    pub device_bytes: usize,
+}
+
+/// Device bytes of the sort of one run of `len` items.
+pub(crate) fn run_temp(opts: &SortOptions, w: &Work, len: usize, p: &Policy) -> Result<usize> {
+    let (kb, vb) = (w.kind.key_bytes(), w.kind.val_bytes());
+    if opts.stable && vb > 0 {
+        let inner = SortPlan::new(opts, SortShape::new(kb, 0).ranked(), len, p)?;
+        return Ok(StablePlan::new(len, vb, inner).temp_bytes);
+    }
+    Ok(SortPlan::new(opts, SortShape::new(kb, vb), len, p)?.temp_bytes)
+}
+
+/// Cuts `n` items into `k` runs as even as can be.
+fn cut(n: usize, k: usize) -> Vec<Range<usize>> {
+    (0..k).map(|i| i * n / k..(i + 1) * n / k).collect()
+}
+
+impl StreamPlan {
+    /// The plan for `w` within `limit` bytes of device memory.
+    pub fn new(opts: &SortOptions, w: Work, limit: usize, p: &Policy) -> Result<Self> {
+        let (n, ib, nb) = (w.n, w.item_bytes(), w.narrow_bytes());
+        let longest_run = if opts.stable { crate::api::sort::STABLE_MAX_LEN } else { usize::MAX };
+        // On the GPU: the items, a second copy to merge into, the runs' sort.
+        let k = (n * ib / STREAMING.min_run_bytes.max(1)).clamp(1, STREAMING.runs).max(n.div_ceil(longest_run));
+        let runs = cut(n, k);
+        let longest = runs.iter().map(|r| r.len()).max().unwrap_or(0);
+        let temp = run_temp(opts, &w, longest, p)?;
+        let merge = (k > 1).then(|| MergeRunsPlan::new(w.kind, &runs.iter().map(|r| r.len()).collect::<Vec<_>>(), p));
+        let parts = merge.as_ref().map_or(0, |m| m.parts_bytes);
+        let copies = if merge.is_some() { 2 } else { 1 };
+        let in_core = n * (copies * ib + nb) + temp + parts;
+        if in_core <= limit {
+            return Ok(StreamPlan { work: w, route: Route::InCore { runs, merge, run_temp: temp }, device_bytes: in_core });
+        }
+        // Beyond it: two run slots and the sort of one; two bucket slots
+        // (gathered runs, merged output), a merge buffer, partitions.
+        let phase1 = |r: usize| -> Result<usize> { Ok(2 * r * (ib + nb) + run_temp(opts, &w, r, p)?) };
+        let phase2 = |g: usize| -> usize {
+            let parts = MergeRunsPlan::new(w.kind, &[g / 2, g - g / 2], p).parts_bytes;
+            2 * g * (2 * ib + nb) + g * ib + parts
+        };
+        let run = largest(longest_run.min(n), |r| phase1(r).is_ok_and(|b| b <= limit));
+        let bucket = largest(n, |g| phase2(g) <= limit);
+        let needed = phase1(MIN_ITEMS)?.max(phase2(MIN_ITEMS));
+        if run < MIN_ITEMS || bucket < MIN_ITEMS {
+            return Err(Error::MemoryLimit { limit, needed });
+        }
+        let runs = cut(n, n.div_ceil(run));
+        let longest = runs.iter().map(|r| r.len()).max().unwrap_or(0);
+        let run_temp = run_temp(opts, &w, longest, p)?;
+        let device_bytes = phase1(longest)?.max(phase2(bucket));
+        Ok(StreamPlan { work: w, route: Route::OutOfCore { runs, run: longest, bucket, run_temp }, device_bytes })
+    }
+}
+
+/// The largest `x` in `0..=max` with `fits(x)` (`fits` holds up to some
+/// point and not beyond); 0 when none.
+fn largest(max: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, max);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) { lo = mid } else { hi = mid - 1 }
+    }
+    lo
+}
+
+/// Where every bucket ends in each sorted run (`ends[r][b]`), buckets of at
+/// most `bucket` items, in global order: bucket `b` is the pieces
+/// `ends[r][b - 1]..ends[r][b]` of the runs, in run order.
+pub(crate) fn buckets<B: Ord + Copy>(runs: &[&[B]], bucket: usize) -> Vec<Vec<usize>> {
+    let sizes: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+    let n: usize = sizes.iter().sum();
+    let fill = (bucket * STREAMING.bucket_fill_eighths / 8).max(1);
+    let mut count = n.div_ceil(fill).max(1);
+    loop {
+        let ends = try_buckets(runs, &sizes, n, count);
+        let largest = (0..count)
+            .map(|b| ends.iter().map(|e| e[b] - if b == 0 { 0 } else { e[b - 1] }).sum::<usize>())
+            .max()
+            .unwrap_or(0);
+        if largest <= bucket {
+            return ends;
+        }
+        count *= 2;
+    }
+}
+
+fn try_buckets<B: Ord + Copy>(runs: &[&[B]], sizes: &[usize], n: usize, count: usize) -> Vec<Vec<usize>> {
+    let s = (STREAMING.samples_per_bucket * count).clamp(256, 1 << 16);
+    let samples: Vec<Vec<B>> =
+        runs.iter().map(|r| sample_positions(r.len(), s).into_iter().map(|i| r[i]).collect()).collect();
+    let targets: Vec<usize> = (1..count).map(|t| (t as u128 * n as u128 / count as u128) as usize).collect();
+    let cuts = splitters(sizes, &samples, &targets);
+    runs.iter()
+        .enumerate()
+        .map(|(me, r)| {
+            let mut ends: Vec<usize> = cuts
+                .iter()
+                .map(|&c| match query(me, c) {
+                    Query::At(pos) => pos,
+                    Query::Search { key, upper } => r.partition_point(|&k| if upper { k <= key } else { k < key }),
+                    Query::End => r.len(),
+                })
+                .collect();
+            ends.push(r.len());
+            ends
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::HOPPER;
+
+    fn work(n: usize, kb: usize, vb: usize) -> Work {
+        Work { n, kind: ItemKind::new(kb, vb), host_key_bytes: kb }
+    }
+
+    #[test]
+    fn fits_on_the_gpu_in_runs_or_goes_beyond() {
+        let opts = SortOptions::default();
+        let w = work(1 << 26, 4, 0);
+        let p = StreamPlan::new(&opts, w, 80 << 30, &HOPPER).unwrap();
+        let Route::InCore { runs, merge, .. } = &p.route else { panic!("{p:?}") };
+        assert_eq!(runs.len(), STREAMING.runs);
+        assert_eq!(merge.as_ref().unwrap().rounds.len(), 3);
+        assert!(p.device_bytes >= 2 * (4 << 26));
+        // Small: one run, no merge.
+        let p = StreamPlan::new(&opts, work(1000, 4, 4), 80 << 30, &HOPPER).unwrap();
+        assert!(matches!(&p.route, Route::InCore { runs, merge: None, .. } if runs.len() == 1));
+        // A limit below the in-core need: runs and buckets within it.
+        let limit = 64 << 20;
+        let p = StreamPlan::new(&opts, w, limit, &HOPPER).unwrap();
+        let Route::OutOfCore { runs, run, bucket, .. } = &p.route else { panic!("{p:?}") };
+        assert!(p.device_bytes <= limit, "{} > {limit}", p.device_bytes);
+        assert!(runs.len() > 1 && *run >= runs[0].len() && *bucket >= MIN_ITEMS);
+        assert_eq!(runs.iter().map(|r| r.len()).sum::<usize>(), 1 << 26);
+        // Too small a limit: refused, saying what is needed.
+        let e = StreamPlan::new(&opts, w, 4096, &HOPPER).unwrap_err();
+        assert!(matches!(e, Error::MemoryLimit { limit: 4096, needed } if needed > 4096), "{e:?}");
+    }
+
+    #[test]
+    fn every_limit_is_kept() {
+        for (kb, vb, stable) in [(4, 0, false), (8, 8, false), (4, 8, true), (8, 4, true)] {
+            let opts = SortOptions { stable, ..Default::default() };
+            for limit in [1 << 20, 3 << 20, 100 << 20, 1 << 30] {
+                let w = Work { n: 50_000_007, kind: ItemKind::new(kb, vb), host_key_bytes: kb };
+                if let Ok(p) = StreamPlan::new(&opts, w, limit, &HOPPER) {
+                    assert!(p.device_bytes <= limit, "{kb}+{vb} stable {stable}: {} > {limit}", p.device_bytes);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn buckets_cover_every_run_within_the_bound() {
+        let mut x = 7u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let inputs: Vec<Vec<Vec<u32>>> = vec![
+            (0..5).map(|_| (0..40_000).map(|_| rnd() as u32).collect()).collect(),
+            (0..5).map(|_| vec![3u32; 40_000]).collect(),
+            (0..3).map(|r| (0..(r + 1) * 20_000).map(|_| (rnd() % 4) as u32).collect()).collect(),
+            vec![vec![], (0..10_000).collect(), vec![]],
+        ];
+        for data in inputs {
+            let data: Vec<Vec<u32>> = data
+                .into_iter()
+                .map(|mut v| {
+                    v.sort();
+                    v
+                })
+                .collect();
+            let runs: Vec<&[u32]> = data.iter().map(Vec::as_slice).collect();
+            let n: usize = data.iter().map(Vec::len).sum();
+            for bucket in [MIN_ITEMS, 10_000, n] {
+                let ends = buckets(&runs, bucket);
+                let count = ends[0].len();
+                let mut merged = Vec::new();
+                for b in 0..count {
+                    let mut got = Vec::new();
+                    for (r, e) in ends.iter().enumerate() {
+                        let lo = if b == 0 { 0 } else { e[b - 1] };
+                        got.extend_from_slice(&runs[r][lo..e[b]]);
+                    }
+                    assert!(got.len() <= bucket, "bucket {b}: {} > {bucket}", got.len());
+                    got.sort();
+                    merged.extend(got);
+                }
+                assert_eq!(merged.len(), n);
+                assert!(merged.windows(2).all(|w| w[0] <= w[1]), "buckets out of order");
+            }
+        }
+    }
+}

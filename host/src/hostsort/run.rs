@@ -1,0 +1,427 @@
+//! The host sorts' two pipelines, on the GPU ([`Gpu::in_core`]) and beyond
+//! it ([`Gpu::out_of_core`]), and what both share: the items' device
+//! buffers, encoding the keys onto ordered patterns and back, progress.
+
+use std::mem::size_of;
+use std::ops::Range;
+
+use cudarc::driver::{CudaEvent, CudaSlice};
+use warpsort_kernels::ordered::mode::DECODE;
+
+use super::plan::{self, Route, StreamPlan, Work};
+use super::staging::{Down, Lanes, Up};
+use super::{HostOptions, Phase, Progress};
+use crate::api::same_len;
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+use crate::gpu::scratch::{Scratch, alloc_bytes};
+use crate::key::{Bits, Order, Payload, SortKey};
+use crate::launch::{DevPtr, ItemKind, Items};
+use crate::options::SortOptions;
+use crate::plan::SortShape;
+use crate::plan::merge_runs::MergeRunsPlan;
+use crate::policy::STREAMING;
+
+/// Device room for `cap` items: ordered keys, values, and (16-bit keys)
+/// the keys as the host holds them.
+struct DevItems {
+    keys: CudaSlice<u8>,
+    vals: Option<CudaSlice<u8>>,
+    narrow: Option<CudaSlice<u8>>,
+    kind: ItemKind,
+}
+
+impl DevItems {
+    fn new(gpu: &Gpu, cap: usize, w: &Work, narrow: bool) -> Result<Self> {
+        let (kb, vb) = (w.kind.key_bytes(), w.kind.val_bytes());
+        let s = gpu.stream();
+        let vals = if vb > 0 { Some(alloc_bytes(s, cap * vb)?) } else { None };
+        let narrow = if narrow && w.host_key_bytes == 2 { Some(alloc_bytes(s, cap * 2)?) } else { None };
+        Ok(DevItems { keys: alloc_bytes(s, cap * kb)?, vals, narrow, kind: w.kind })
+    }
+
+    fn items(&self, gpu: &Gpu, n: usize) -> Items {
+        Items::new(gpu.ptr(&self.keys), self.vals.as_ref().map_or(0, |v| gpu.ptr(v)), n, self.kind)
+    }
+
+    /// Where item `at`'s key is as the host holds it (`host_key_bytes` wide).
+    fn host_keys(&self, gpu: &Gpu, at: usize) -> DevPtr {
+        match &self.narrow {
+            Some(nw) => gpu.ptr(nw) + (at * 2) as u64,
+            None => gpu.ptr(&self.keys) + (at * self.kind.key_bytes()) as u64,
+        }
+    }
+
+    fn vals_at(&self, gpu: &Gpu, at: usize) -> DevPtr {
+        self.vals.as_ref().map_or(0, |v| gpu.ptr(v) + (at * self.kind.val_bytes()) as u64)
+    }
+
+    /// Maps items `at..at + len` onto ordered patterns under `m` (from the
+    /// narrow copy for 16-bit keys), or back (`m` with `DECODE`; into the
+    /// narrow copy).
+    fn code(&self, gpu: &Gpu, at: usize, len: usize, m: u32) -> Result<()> {
+        match &self.narrow {
+            Some(_) => gpu.convert16(self.host_keys(gpu, at), self.items(gpu, at + len).range(at, len).keys, len, m),
+            None => gpu.map_keys(&self.items(gpu, at + len).range(at, len), m),
+        }
+    }
+}
+
+/// What every step of one host sort shares.
+struct Ctx<'a> {
+    gpu: &'a Gpu,
+    opts: &'a HostOptions<'a>,
+    w: Work,
+    /// `K::MODE` and the order.
+    mode: u32,
+    /// Bytes per item on the host (key and value).
+    host_bytes: usize,
+    out_of_core: bool,
+}
+
+impl Ctx<'_> {
+    /// Tells the caller `items` items went through `phase`; fails there if
+    /// a fault is injected there.
+    fn report(&self, phase: Phase, items: usize) -> Result<()> {
+        let done = (items * self.host_bytes) as u64;
+        if let Some(p) = self.opts.progress {
+            p(Progress { phase, done, total: (self.w.n * self.host_bytes) as u64, out_of_core: self.out_of_core });
+        }
+        match self.opts.fault {
+            Some(f) if f.phase == phase && done >= f.after => Err(Error::Injected(phase.name())),
+            _ => Ok(()),
+        }
+    }
+
+    /// The run sorts' options: ascending patterns, the caller's stability
+    /// and algorithm.
+    fn local(&self) -> SortOptions {
+        SortOptions { order: Order::Ascending, ..self.opts.sort }
+    }
+
+    fn shape(&self) -> SortShape {
+        SortShape::new(self.w.kind.key_bytes(), self.w.kind.val_bytes())
+    }
+}
+
+impl Gpu {
+    /// Plans and runs a host sort of `keys` (and `vals`).
+    pub(crate) fn host_sort<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut [K],
+        vals: Option<&mut [V]>,
+        opts: &HostOptions,
+    ) -> Result<()> {
+        let n = keys.len();
+        if let Some(v) = &vals {
+            same_len(n, v.len())?;
+        }
+        let vb = if vals.is_some() { size_of::<V>() } else { 0 };
+        let w = Work { n, kind: ItemKind::new(size_of::<K::Bits>(), vb), host_key_bytes: size_of::<K>() };
+        let limit = match opts.memory_limit {
+            Some(l) => l,
+            None => self.context().mem_get_info()?.0.saturating_sub(STREAMING.margin_bytes),
+        };
+        let plan = StreamPlan::new(&opts.sort, w, limit, self.policy())?;
+        if n < 2 {
+            return Ok(());
+        }
+        let mut staging = self.staging(opts.staging_bytes)?;
+        let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
+        let c = Ctx {
+            gpu: self,
+            opts,
+            w,
+            mode: K::MODE | opts.sort.order.mode(),
+            host_bytes: size_of::<K>() + vb,
+            out_of_core: matches!(plan.route, Route::OutOfCore { .. }),
+        };
+        let r = match &plan.route {
+            Route::InCore { runs, merge, run_temp } => c.in_core(lanes, runs, merge.as_ref(), *run_temp, keys, vals),
+            Route::OutOfCore { runs, run, bucket, run_temp } => {
+                c.out_of_core(lanes, runs, *run, *bucket, *run_temp, keys, vals)
+            }
+        };
+        if r.is_err() {
+            lanes.quiesce();
+        }
+        r
+    }
+}
+
+impl Ctx<'_> {
+    /// On the GPU: each run copied up and sorted as it arrives (while the
+    /// next one copies), the runs merged, the items copied back.
+    fn in_core<K: SortKey, V: Payload>(
+        &self,
+        lanes: &mut Lanes,
+        runs: &[Range<usize>],
+        merge: Option<&MergeRunsPlan>,
+        run_temp: usize,
+        keys: &mut [K],
+        vals: Option<&mut [V]>,
+    ) -> Result<()> {
+        let (gpu, n) = (self.gpu, self.w.n);
+        let a = DevItems::new(gpu, n, &self.w, true)?;
+        let b = match merge {
+            Some(_) => Some(DevItems::new(gpu, n, &self.w, false)?),
+            None => None,
+        };
+        let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
+        let parts = alloc_bytes(gpu.stream(), merge.map_or(8, |m| m.parts_bytes))?;
+        for r in runs {
+            let mut ups = vec![Up::new(&keys[r.clone()], a.host_keys(gpu, r.start))];
+            if let Some(v) = vals.as_deref() {
+                ups.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
+            }
+            lanes.run(&mut ups, &mut [])?;
+            self.sort_run(lanes, &a, r, &mut scratch)?;
+            self.report(Phase::Upload, r.end)?;
+        }
+        let fin = match (merge, &b) {
+            (Some(m), Some(b)) => {
+                // Rounds alternate a -> b -> a ...: the last lands in `dst`.
+                let dst = if m.rounds.len() % 2 == 1 { b } else { &a };
+                gpu.merge_runs(&a.items(gpu, n), &b.items(gpu, n), &dst.items(gpu, n), m, gpu.ptr(&parts))?;
+                dst
+            }
+            _ => &a,
+        };
+        // Decode into `fin` (16-bit keys into `a`'s narrow copy).
+        let kdown = match &a.narrow {
+            Some(nw) => {
+                gpu.convert16(gpu.ptr(nw), gpu.ptr(&fin.keys), n, self.mode | DECODE)?;
+                gpu.ptr(nw)
+            }
+            None => {
+                gpu.map_keys(&fin.items(gpu, n), self.mode | DECODE)?;
+                gpu.ptr(&fin.keys)
+            }
+        };
+        lanes.down_after(&gpu.stream().record_event(None)?)?;
+        let mut downs = vec![Down::new(kdown, keys)];
+        if let Some(v) = vals {
+            downs.push(Down::new(fin.vals_at(gpu, 0), v));
+        }
+        self.drive_down(lanes, &mut downs, Phase::Download, 0, n)
+    }
+
+    /// Copies pieces down until all landed, reporting `phase` from `base`
+    /// items up to `base + len`.
+    fn drive_down(&self, lanes: &mut Lanes, downs: &mut [Down], phase: Phase, base: usize, len: usize) -> Result<()> {
+        loop {
+            let mut busy = false;
+            for d in downs.iter_mut() {
+                busy |= lanes.step_down(d)?;
+            }
+            let frac = downs.iter().map(Down::fraction).fold(1.0f64, f64::min);
+            self.report(phase, base + (len as f64 * frac) as usize)?;
+            if !busy {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Queues the sort of run `r` (in `d` at the same place) after its
+    /// upload: keys mapped onto ordered patterns, sorted ascending.
+    fn sort_run(&self, lanes: &Lanes, d: &DevItems, r: &Range<usize>, scratch: &mut Scratch) -> Result<CudaEvent> {
+        let gpu = self.gpu;
+        gpu.stream().wait(&lanes.up_done()?)?;
+        d.code(gpu, r.start, r.len(), self.mode)?;
+        let items = d.items(gpu, r.end).range(r.start, r.len());
+        gpu.sort_pair_items(&items, self.shape(), 0, &self.local(), Some(scratch))?;
+        Ok(gpu.stream().record_event(None)?)
+    }
+
+    /// Beyond the GPU. Pass 1: runs copied up (into two slots in turn),
+    /// sorted, copied down as ordered patterns into host memory while the
+    /// next run copies up. Pass 2: buckets cut by splitters from the runs'
+    /// samples, each gathered from every run, merged on the GPU, decoded and
+    /// copied into place while the next bucket copies up.
+    #[allow(clippy::too_many_arguments)]
+    fn out_of_core<K: SortKey, V: Payload>(
+        &self,
+        lanes: &mut Lanes,
+        runs: &[Range<usize>],
+        run: usize,
+        bucket: usize,
+        run_temp: usize,
+        keys: &mut [K],
+        mut vals: Option<&mut [V]>,
+    ) -> Result<()> {
+        let (gpu, n, w) = (self.gpu, self.w.n, &self.w);
+        let (kb, vb) = (w.kind.key_bytes(), w.kind.val_bytes());
+        // The sorted runs in host memory (zeroed pages: mapped as written).
+        let mut tk: Vec<K::Bits> = vec![K::Bits::default(); n];
+        let mut tv: Vec<u8> = vec![0; n * vb];
+        {
+            let slots = [DevItems::new(gpu, run, w, true)?, DevItems::new(gpu, run, w, true)?];
+            let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
+            let mut sorted: Vec<CudaEvent> = Vec::with_capacity(runs.len());
+            for j in 0..=runs.len() {
+                let mut ups = Vec::new();
+                if let Some(r) = runs.get(j) {
+                    let s = &slots[j % 2];
+                    ups.push(Up::new(&keys[r.clone()], s.host_keys(gpu, 0)));
+                    if let Some(v) = vals.as_deref() {
+                        ups.push(Up::new(&v[r.clone()], s.vals_at(gpu, 0)));
+                    }
+                }
+                let mut downs = Vec::new();
+                if j > 0 {
+                    let (r, s) = (&runs[j - 1], &slots[(j - 1) % 2]);
+                    lanes.down_after(&sorted[j - 1])?;
+                    downs.push(Down::new(gpu.ptr(&s.keys), &mut tk[r.clone()]));
+                    if vb > 0 {
+                        downs.push(Down::new(s.vals_at(gpu, 0), &mut tv[r.start * vb..r.end * vb]));
+                    }
+                }
+                let mut queued = ups.is_empty();
+                loop {
+                    let mut busy = false;
+                    for u in ups.iter_mut() {
+                        busy |= lanes.step_up(u)?;
+                    }
+                    if !queued && ups.iter().all(Up::done) {
+                        queued = true;
+                        let r = &runs[j];
+                        sorted.push(self.sort_run(lanes, &slots[j % 2], &(0..r.len()), &mut scratch)?);
+                    }
+                    for d in downs.iter_mut() {
+                        busy |= lanes.step_down(d)?;
+                    }
+                    if !busy {
+                        break;
+                    }
+                }
+                if j > 0 {
+                    self.report(Phase::Runs, runs[j - 1].end)?;
+                }
+            }
+        }
+
+        // Pass 2.
+        let views: Vec<&[K::Bits]> = runs.iter().map(|r| &tk[r.clone()]).collect();
+        let ends = plan::buckets(&views, bucket);
+        let pieces = Pieces { runs, ends: &ends };
+        let count = pieces.count();
+        let mut starts = vec![0];
+        for b in 0..count {
+            starts.push(starts[b] + pieces.len(b));
+        }
+        let mut complete = 0;
+        let r = (|| -> Result<()> {
+            let src = [DevItems::new(gpu, bucket, w, false)?, DevItems::new(gpu, bucket, w, false)?];
+            let out = [DevItems::new(gpu, bucket, w, true)?, DevItems::new(gpu, bucket, w, true)?];
+            let tmp = DevItems::new(gpu, bucket, w, false)?;
+            let parts = MergeRunsPlan::new(w.kind, &[bucket / 2, bucket - bucket / 2], gpu.policy()).parts_bytes;
+            let parts = alloc_bytes(gpu.stream(), parts)?;
+            let mut merged: Vec<CudaEvent> = Vec::with_capacity(count);
+            for b in 0..=count {
+                let mut ups = Vec::new();
+                if b < count {
+                    let s = &src[b % 2];
+                    if b >= 2 {
+                        lanes.up_after(&merged[b - 2])?;
+                    }
+                    let mut off = 0;
+                    for g in pieces.global(b) {
+                        ups.push(Up::new(&tk[g.clone()], gpu.ptr(&s.keys) + (off * kb) as u64));
+                        if vb > 0 {
+                            ups.push(Up::new(&tv[g.start * vb..g.end * vb], s.vals_at(gpu, off)));
+                        }
+                        off += g.len();
+                    }
+                }
+                let mut downs = Vec::new();
+                if b > 0 {
+                    let (o, range) = (&out[(b - 1) % 2], starts[b - 1]..starts[b]);
+                    lanes.down_after(&merged[b - 1])?;
+                    downs.push(Down::new(o.host_keys(gpu, 0), &mut keys[range.clone()]));
+                    if let Some(v) = vals.as_deref_mut() {
+                        downs.push(Down::new(o.vals_at(gpu, 0), &mut v[range]));
+                    }
+                }
+                let mut queued = b == count;
+                loop {
+                    let mut busy = false;
+                    for u in ups.iter_mut() {
+                        busy |= lanes.step_up(u)?;
+                    }
+                    if !queued && ups.iter().all(Up::done) {
+                        queued = true;
+                        let (s, o, len) = (&src[b % 2], &out[b % 2], pieces.len(b));
+                        gpu.stream().wait(&lanes.up_done()?)?;
+                        let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
+                        let m = MergeRunsPlan::new(w.kind, &lens, gpu.policy());
+                        let (from, via, to) = (s.items(gpu, len), tmp.items(gpu, len), o.items(gpu, len));
+                        gpu.merge_runs(&from, &via, &to, &m, gpu.ptr(&parts))?;
+                        o.code(gpu, 0, len, self.mode | DECODE)?;
+                        merged.push(gpu.stream().record_event(None)?);
+                    }
+                    for d in downs.iter_mut() {
+                        busy |= lanes.step_down(d)?;
+                    }
+                    if !busy {
+                        break;
+                    }
+                }
+                if b > 0 {
+                    complete = b;
+                    self.report(Phase::Merge, starts[b])?;
+                }
+            }
+            Ok(())
+        })();
+        if r.is_err() {
+            // Every item once: the buckets not yet in place from the runs.
+            lanes.quiesce();
+            let mut at = starts[complete];
+            for b in complete..count {
+                for g in pieces.global(b) {
+                    for (i, &p) in g.clone().zip(&tk[g.clone()]) {
+                        keys[at] = K::from_bits(p.map(self.mode | DECODE));
+                        if let Some(v) = vals.as_deref_mut() {
+                            v[at] = unaligned_val(&tv[i * vb..(i + 1) * vb]);
+                        }
+                        at += 1;
+                    }
+                }
+            }
+        }
+        r
+    }
+}
+
+/// The buckets' pieces of the sorted runs (`ends[r][b]`: where bucket `b`
+/// ends in run `r`).
+struct Pieces<'a> {
+    runs: &'a [Range<usize>],
+    ends: &'a [Vec<usize>],
+}
+
+impl Pieces<'_> {
+    fn count(&self) -> usize {
+        self.ends.first().map_or(0, Vec::len)
+    }
+
+    /// Bucket `b`'s pieces as ranges of the whole host buffer, in run order.
+    fn global(&self, b: usize) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.runs.iter().zip(self.ends).map(move |(r, e)| {
+            let lo = if b == 0 { 0 } else { e[b - 1] };
+            r.start + lo..r.start + e[b]
+        })
+    }
+
+    fn len(&self, b: usize) -> usize {
+        self.global(b).map(|g| g.len()).sum()
+    }
+}
+
+/// A value from its bytes (as the GPU moved them).
+fn unaligned_val<V: Payload>(bytes: &[u8]) -> V {
+    assert_eq!(bytes.len(), size_of::<V>());
+    // SAFETY: `V` is a 4- or 8-byte number (`Payload`): every bit pattern is
+    // a value; the read does not assume alignment.
+    unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast::<V>()) }
+}
