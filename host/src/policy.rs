@@ -75,7 +75,8 @@ pub(crate) struct Streaming {
     pub runs: usize,
     /// ... but no run shorter than this many bytes of items.
     pub min_run_bytes: usize,
-    /// Device memory a host sort leaves free when the caller sets no limit.
+    /// Device memory a host sort leaves free when the caller sets no limit
+    /// (at most an eighth of what is free).
     pub margin_bytes: usize,
     /// Beyond the GPU: buckets are planned this much below the most a
     /// bucket may hold (eighths), for the splitters' error.

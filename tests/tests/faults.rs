@@ -6,7 +6,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use warpsort::cudarc::driver::{CudaContext, sys};
-use warpsort::{Error, Gpu, MergeKernel, MergeSortConfig, Order, Scratch, SegmentKernel, SortOptions};
+use warpsort::{Error, Gpu, HostOptions, MergeKernel, MergeSortConfig, Order, Scratch, SegmentKernel, SortOptions};
 use warpsort_testkit::{Dist, REQUIRE_GPU, keys};
 
 warpsort_testkit::tests_main! {
@@ -210,12 +210,20 @@ fn out_of_memory_is_typed_and_loses_nothing(g: &Gpu) {
     let mut scratch = Scratch::new();
     oom(g.sort_with_scratch(&mut k, &opts, &mut scratch), need);
     assert_eq!((scratch.capacity(), scratch.allocations()), (0, 0));
+    // Host slices told they may use more than the device has: the
+    // allocation fails, typed, the slices untouched.
     let (mut hk, mut hv) = (keys.clone(), vals.clone());
-    oom(g.sort_slice(&mut hk), need);
-    oom(g.sort_pairs_slice(&mut hk, &mut hv, &opts), need);
+    let beyond = HostOptions { memory_limit: Some(1 << 40), ..Default::default() };
+    oom(g.sort_host(&mut hk, &beyond), n * 4);
+    oom(g.sort_pairs_host(&mut hk, &mut hv, &beyond), n * 4);
     oom(g.sort_segments_by_offsets(&mut k, &whole, Order::Ascending), need);
     oom(g.sort_segments_by_offsets_pairs(&mut k, &mut v, &whole, Order::Descending), need);
     assert!(hk == keys && hv == vals, "host slices unchanged");
+    // Left to the free memory, host slices sort beyond the GPU.
+    g.sort_pairs_slice(&mut hk, &mut hv, &SortOptions { stable: true, ..opts }).unwrap();
+    let (mut wk, mut wv) = (keys.clone(), vals.clone());
+    warpsort_testkit::cpu::sort_pairs(&mut wk, &mut wv, Order::Ascending);
+    assert!(hk == wk && hv == wv, "host pairs sorted beyond the GPU's free memory");
     drop(filler);
     assert_eq!(g.stream().clone_dtoh(&k).unwrap(), keys, "device keys unchanged");
     assert_eq!(g.stream().clone_dtoh(&v).unwrap(), vals, "device values unchanged");

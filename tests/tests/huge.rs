@@ -1,11 +1,12 @@
 //! Sorts past 2^31 items (the index arithmetic of every step in 64 bits),
-//! checked on the GPU (sorted, and the same multiset as the input). Skipped
+//! checked on the GPU (sorted, and the same multiset as the input); host
+//! keys past 2^31 sorted beyond a 2 GiB device limit, checked on the CPU. Skipped
 //! with a notice where the GPU has not the ~40 GB they need free.
 
-use warpsort::{Algorithm, Gpu, Order, SortOptions};
+use warpsort::{Algorithm, Gpu, HostOptions, Order, SortOptions};
 
 warpsort_testkit::tests_main! {
-    gpu: [beyond_two_to_the_31],
+    gpu: [beyond_two_to_the_31, host_keys_beyond_two_to_the_31_beyond_the_gpu],
 }
 
 /// Past `i32::MAX` and not a multiple of any tile.
@@ -47,4 +48,20 @@ fn beyond_two_to_the_31(g: &Gpu) {
         let after = g.check(&dk, Some(&dv), Order::Descending).unwrap();
         assert!(after.confirms(&before), "{algorithm:?} pairs: {before:?} -> {after:?}");
     }
+}
+
+/// A wrapping sum of a hash of every key: equal for equal multisets.
+fn fingerprint(keys: &[u32]) -> u64 {
+    keys.iter().fold(0u64, |acc, &k| acc.wrapping_add((k as u64 ^ 0x9E37_79B9).wrapping_mul(0xbf58_476d_1ce4_e5b9)))
+}
+
+fn host_keys_beyond_two_to_the_31_beyond_the_gpu(g: &Gpu) {
+    // Host memory for the keys and the sort's runs (2 x 8.6 GB), runs and
+    // buckets within a 2 GiB device limit.
+    let mut keys = input(N);
+    let before = fingerprint(&keys);
+    let o = HostOptions { memory_limit: Some(2 << 30), ..Default::default() };
+    g.sort_host(&mut keys, &o).unwrap();
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]), "2^31 + 4099 host keys sorted");
+    assert_eq!(fingerprint(&keys), before, "same keys");
 }

@@ -91,7 +91,11 @@ impl StreamPlan {
         let copies = if merge.is_some() { 2 } else { 1 };
         let in_core = n * (copies * ib + nb) + temp + parts;
         if in_core <= limit {
-            return Ok(StreamPlan { work: w, route: Route::InCore { runs, merge, run_temp: temp }, device_bytes: in_core });
+            return Ok(StreamPlan {
+                work: w,
+                route: Route::InCore { runs, merge, run_temp: temp },
+                device_bytes: in_core,
+            });
         }
         // Beyond it: two run slots and the sort of one; two bucket slots
         // (gathered runs, merged output), a merge buffer, partitions.

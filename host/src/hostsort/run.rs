@@ -120,7 +120,10 @@ impl Gpu {
         let w = Work { n, kind: ItemKind::new(size_of::<K::Bits>(), vb), host_key_bytes: size_of::<K>() };
         let limit = match opts.memory_limit {
             Some(l) => l,
-            None => self.context().mem_get_info()?.0.saturating_sub(STREAMING.margin_bytes),
+            None => {
+                let free = self.context().mem_get_info()?.0;
+                free - STREAMING.margin_bytes.min(free / 8)
+            }
         };
         let plan = StreamPlan::new(&opts.sort, w, limit, self.policy())?;
         if n < 2 {
@@ -174,9 +177,18 @@ impl Ctx<'_> {
             if let Some(v) = vals.as_deref() {
                 ups.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
             }
-            lanes.run(&mut ups, &mut [])?;
+            loop {
+                let mut busy = false;
+                for u in ups.iter_mut() {
+                    busy |= lanes.step_up(u)?;
+                }
+                if !busy {
+                    break;
+                }
+                let frac = ups.iter().map(Up::fraction).fold(1.0f64, f64::min);
+                self.report(Phase::Upload, r.start + (r.len() as f64 * frac) as usize)?;
+            }
             self.sort_run(lanes, &a, r, &mut scratch)?;
-            self.report(Phase::Upload, r.end)?;
         }
         let fin = match (merge, &b) {
             (Some(m), Some(b)) => {
@@ -290,12 +302,13 @@ impl Ctx<'_> {
                     for d in downs.iter_mut() {
                         busy |= lanes.step_down(d)?;
                     }
+                    if j > 0 {
+                        let (r, frac) = (&runs[j - 1], downs.iter().map(Down::fraction).fold(1.0f64, f64::min));
+                        self.report(Phase::Runs, r.start + (r.len() as f64 * frac) as usize)?;
+                    }
                     if !busy {
                         break;
                     }
-                }
-                if j > 0 {
-                    self.report(Phase::Runs, runs[j - 1].end)?;
                 }
             }
         }
@@ -364,6 +377,11 @@ impl Ctx<'_> {
                     }
                     if !busy {
                         break;
+                    }
+                    if b > 0 {
+                        let frac = downs.iter().map(Down::fraction).fold(1.0f64, f64::min);
+                        let done = starts[b - 1] + ((starts[b] - starts[b - 1]) as f64 * frac) as usize;
+                        self.report(Phase::Merge, done.min(starts[b].saturating_sub(1)))?;
                     }
                 }
                 if b > 0 {

@@ -237,6 +237,11 @@ impl Up {
     pub fn done(&self) -> bool {
         self.at == self.len
     }
+
+    /// The share of the bytes whose copies are queued (1 when empty).
+    pub fn fraction(&self) -> f64 {
+        if self.len == 0 { 1.0 } else { self.at as f64 / self.len as f64 }
+    }
 }
 
 /// A download of `len` bytes at device address `src` into host memory.
