@@ -71,7 +71,8 @@ pub(crate) struct Streaming {
     /// Bytes of each pinned buffer.
     pub slot_bytes: usize,
     /// A host sort that fits on the GPU sorts its input in up to this many
-    /// runs as they arrive, then merges them.
+    /// runs as they arrive, then merges them; beyond the GPU it cuts at least
+    /// this many runs and buckets (copies overlap the sorts).
     pub runs: usize,
     /// ... but no run shorter than this many bytes of items.
     pub min_run_bytes: usize,

@@ -5,8 +5,8 @@
 use super::same_len;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::gpu::staging::{Down, Up};
 use crate::hostsort::HostOptions;
-use crate::hostsort::staging::{Down, Up};
 use crate::key::{Order, Payload, SortKey};
 use crate::options::SortOptions;
 

@@ -5,6 +5,7 @@
 mod launch;
 mod module;
 pub(crate) mod scratch;
+pub(crate) mod staging;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -16,11 +17,11 @@ pub use launch::{KernelArg, KernelTime};
 pub(crate) use module::Module;
 
 use crate::error::{Error, Result};
-use crate::hostsort::staging::Lanes;
 use crate::launch::DevPtr;
 use crate::policy::STREAMING;
 use crate::policy::{self, Policy};
 use scratch::Scratch;
+use staging::Lanes;
 
 /// What the benchmark and the docs say about the device.
 #[derive(Clone, Debug)]

@@ -2,12 +2,13 @@
 //! holds ([`Gpu::sort_host`], [`Gpu::sort_pairs_host`]; the plain
 //! host-slice sorts go the same way).
 //!
-//! - `staging`: pinned rings; uploads and downloads overlap each other and
-//!   the sorts (pageable memory copied through them on all cores, pinned
-//!   memory directly);
 //! - `plan`: on the GPU or beyond it, the runs and buckets that fit the
-//!   memory limit;
-//! - `run`: the two pipelines.
+//!   memory limit, the buckets' splitters (`plan::splitters`, shared with
+//!   the distributed sort);
+//! - `run`: the two pipelines, over the handle's pinned staging rings
+//!   (`gpu::staging`: uploads and downloads overlap each other and the
+//!   sorts; pageable memory copied through them on all cores, pinned memory
+//!   directly).
 //!
 //! **What the caller's slices go through.** Until the last pass they are
 //! only read: any error before it leaves them as they were. On the GPU, the
@@ -22,7 +23,6 @@
 
 mod plan;
 mod run;
-pub(crate) mod staging;
 
 use std::fmt;
 

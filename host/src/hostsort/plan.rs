@@ -8,12 +8,12 @@
 
 use std::ops::Range;
 
-use crate::dist::plan::{Query, query, sample_positions, splitters};
 use crate::error::{Error, Result};
 use crate::launch::ItemKind;
 use crate::options::SortOptions;
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::plan::permute::StablePlan;
+use crate::plan::splitters::{Query, query, sample_positions, splitters};
 use crate::plan::{SortPlan, SortShape};
 use crate::policy::{Policy, STREAMING};
 
@@ -104,8 +104,11 @@ impl StreamPlan {
             let parts = MergeRunsPlan::new(w.kind, &[g / 2, g - g / 2], p).parts_bytes;
             2 * g * (2 * ib + nb) + g * ib + parts
         };
-        let run = largest(longest_run.min(n), |r| phase1(r).is_ok_and(|b| b <= limit));
-        let bucket = largest(n, |g| phase2(g) <= limit);
+        // At least `STREAMING.runs` runs and buckets (where they stay above
+        // the smallest), so that copies in both directions overlap the sorts.
+        let cap = n.div_ceil(STREAMING.runs).max(MIN_ITEMS);
+        let run = largest(longest_run.min(cap), |r| phase1(r).is_ok_and(|b| b <= limit));
+        let bucket = largest(cap, |g| phase2(g) <= limit);
         let needed = phase1(MIN_ITEMS)?.max(phase2(MIN_ITEMS));
         if run < MIN_ITEMS || bucket < MIN_ITEMS {
             return Err(Error::MemoryLimit { limit, needed });

@@ -9,12 +9,12 @@ use cudarc::driver::{CudaEvent, CudaSlice};
 use warpsort_kernels::ordered::mode::DECODE;
 
 use super::plan::{self, Route, StreamPlan, Work};
-use super::staging::{Down, Lanes, Up};
 use super::{HostOptions, Phase, Progress};
 use crate::api::same_len;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::gpu::scratch::{Scratch, alloc_bytes};
+use crate::gpu::staging::{Down, Lanes, Up};
 use crate::key::{Bits, Order, Payload, SortKey};
 use crate::launch::{DevPtr, ItemKind, Items};
 use crate::options::SortOptions;

@@ -11,6 +11,7 @@ pub(crate) mod merge_sort;
 pub(crate) mod paper;
 pub(crate) mod permute;
 pub(crate) mod segments;
+pub(crate) mod splitters;
 
 use warpsort_kernels::config::{BLOCK_THREADS, BLOCK_TILE};
 
