@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use npyz::WriterBuilder;
-use warpsort::{Order, SortKey, SortOptions};
+use warpsort::{HostOptions, Order, SortKey, SortOptions};
 use warpsort_cli::sort::dtype::DType;
 use warpsort_cli::sort::{SortArgs, Sorter, Summary, run};
 use warpsort_testkit::cpu;
@@ -29,9 +29,9 @@ impl Cpu {
 }
 
 impl Sorter for Cpu {
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], opts: &SortOptions) -> warpsort::Result<()> {
+    fn sort_keys<K: SortKey>(&self, keys: &mut [K], opts: &HostOptions) -> warpsort::Result<()> {
         self.check(keys.len())?;
-        cpu::sort(keys, opts.order);
+        cpu::sort(keys, opts.sort.order);
         Ok(())
     }
 
@@ -45,7 +45,15 @@ impl Sorter for Cpu {
 }
 
 fn args(input: &Path) -> SortArgs {
-    SortArgs { input: input.into(), output: None, dtype: None, descending: false, stable: false, argsort: false }
+    SortArgs {
+        input: input.into(),
+        output: None,
+        dtype: None,
+        descending: false,
+        stable: false,
+        argsort: false,
+        memory_limit: None,
+    }
 }
 
 fn sort_with(a: &SortArgs, sorter: Cpu) -> Result<Summary, String> {

@@ -52,6 +52,20 @@ pub fn pair_dtype<K: SortKey, V: Payload>() -> &'static str {
     }
 }
 
+/// splitmix64's finaliser.
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Uniform 64-bit keys made on all cores (inputs of billions would take a
+/// minute on one): key `i` is a hash of `i`.
+pub fn uniform_u64(n: usize) -> Vec<u64> {
+    use rayon::prelude::*;
+    (0..n).into_par_iter().map(|i| mix64(i as u64 ^ 0x9e37_79b9)).collect()
+}
+
 /// A progress line on stderr.
 pub fn progress(msg: &str) {
     eprintln!("[bench] {msg}");

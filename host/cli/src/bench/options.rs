@@ -32,6 +32,12 @@ pub enum Suite {
     /// The distributed sort over 1, 2, 4, 8 GPUs beside one GPU's sort and
     /// NCCL's all-to-all (only when asked for).
     Multigpu,
+    /// Host slices sorted end to end beside the pinned copy bound and rayon
+    /// (only when asked for).
+    Host,
+    /// Host keys beyond the GPU's memory (12 Gi u32 keys by default) beside
+    /// rayon and the copy bound of two passes (only when asked for).
+    Outofcore,
 }
 
 /// `warpsort bench`: warpsort's algorithms beside NVIDIA CUB, every result
@@ -56,12 +62,25 @@ pub struct BenchArgs {
     /// Load the kernels from this PTX file instead of the embedded PTX (to compare kernel builds).
     #[arg(long, value_name = "FILE")]
     pub ptx: Option<PathBuf>,
+    /// Keys the outofcore suite sorts (default 12 Gi; 1 Gi with --quick).
+    #[arg(long, value_name = "N")]
+    pub outofcore_keys: Option<usize>,
+    /// Device memory the outofcore suite's sort may use, bytes (default: the
+    /// free memory; 2 GiB with --quick).
+    #[arg(long, value_name = "BYTES")]
+    pub memory_limit: Option<usize>,
+}
+
+impl Suite {
+    /// Suites that run only when asked for (several GPUs, tens of GiB of
+    /// host memory).
+    pub const ASKED_FOR: [Suite; 3] = [Suite::Multigpu, Suite::Host, Suite::Outofcore];
 }
 
 impl BenchArgs {
     /// Whether `suite` is to run.
     pub fn wants(&self, suite: Suite) -> bool {
-        (self.suites.is_empty() && suite != Suite::Multigpu) || self.suites.contains(&suite)
+        (self.suites.is_empty() && !Suite::ASKED_FOR.contains(&suite)) || self.suites.contains(&suite)
     }
 
     /// Timed repetitions, at least one.

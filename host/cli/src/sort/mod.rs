@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use warpsort::{Gpu, Order, SortKey, SortOptions};
+use warpsort::{Gpu, HostOptions, Order, SortKey, SortOptions};
 
 use dtype::DType;
 use input::{Format, Input, named_npy};
@@ -50,6 +50,10 @@ pub struct SortArgs {
     /// Write the sorting permutation (u32 positions; u64 past 2^32 - 1 elements) instead of the sorted values.
     #[arg(long)]
     pub argsort: bool,
+    /// Device memory the sort may use, bytes (default: what is free). More
+    /// data sorts beyond the GPU: runs sorted on it, merged from host memory.
+    #[arg(long, value_name = "BYTES")]
+    pub memory_limit: Option<usize>,
 }
 
 impl SortArgs {
@@ -72,8 +76,8 @@ impl SortArgs {
 
 /// What sorts: the GPU, or in tests a CPU stand-in.
 pub trait Sorter {
-    /// Sorts `keys` as `opts` says.
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], opts: &SortOptions) -> warpsort::Result<()>;
+    /// Sorts `keys` as `opts` says, telling `opts.progress` how far it is.
+    fn sort_keys<K: SortKey>(&self, keys: &mut [K], opts: &HostOptions) -> warpsort::Result<()>;
     /// The positions that sort `keys` (at most `u32::MAX` keys).
     fn argsort_u32<K: SortKey>(&self, keys: &[K], opts: &SortOptions) -> warpsort::Result<Vec<u32>>;
     /// The positions that sort `keys`, any length.
@@ -81,8 +85,8 @@ pub trait Sorter {
 }
 
 impl Sorter for Gpu {
-    fn sort_keys<K: SortKey>(&self, keys: &mut [K], opts: &SortOptions) -> warpsort::Result<()> {
-        self.sort_slice_with(keys, opts)
+    fn sort_keys<K: SortKey>(&self, keys: &mut [K], opts: &HostOptions) -> warpsort::Result<()> {
+        self.sort_host(keys, opts)
     }
 
     fn argsort_u32<K: SortKey>(&self, keys: &[K], opts: &SortOptions) -> warpsort::Result<Vec<u32>> {
@@ -158,7 +162,10 @@ fn sort_file<K: SortKey + bytemuck::Pod, S: Sorter>(
             output::write_atomic(dest, npy.then_some("<u4"), n, bytemuck::cast_slice(&p), progress)?;
         }
     } else {
-        sorter.sort_keys(&mut keys, &opts).map_err(gpu_error)?;
+        let show = |p: warpsort::Progress| progress.host_sort(p);
+        let host =
+            HostOptions { sort: opts, memory_limit: args.memory_limit, progress: Some(&show), ..Default::default() };
+        sorter.sort_keys(&mut keys, &host).map_err(gpu_error)?;
         output::write_atomic(dest, npy.then_some(dtype.npy()), n, bytemuck::cast_slice(&keys), progress)?;
     }
     Ok(n)

@@ -2,6 +2,7 @@
 //! only when stderr is a terminal and the input is large.
 
 use std::io::IsTerminal;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -15,6 +16,8 @@ pub const CHUNK: usize = 64 << 20;
 /// The bar of one `warpsort sort` (hidden when not shown).
 pub struct Progress {
     bar: ProgressBar,
+    /// The host sort's phase the bar shows.
+    sorting: Mutex<Option<warpsort::Phase>>,
 }
 
 impl Progress {
@@ -23,12 +26,12 @@ impl Progress {
     pub fn for_input(bytes: u64) -> Progress {
         let shown = bytes >= SHOW_FROM_BYTES && std::io::stderr().is_terminal();
         let target = if shown { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
-        Progress { bar: ProgressBar::with_draw_target(None, target) }
+        Progress { bar: ProgressBar::with_draw_target(None, target), sorting: Mutex::new(None) }
     }
 
     /// A bar never drawn.
     pub fn hidden() -> Progress {
-        Progress { bar: ProgressBar::hidden() }
+        Progress { bar: ProgressBar::hidden(), sorting: Mutex::new(None) }
     }
 
     /// A phase that moves `bytes` (a bar), or of unknown length (a spinner).
@@ -47,6 +50,17 @@ impl Progress {
         };
         self.bar.set_style(style.expect("valid template").progress_chars("=> "));
         self.bar.set_message(name.to_string());
+    }
+
+    /// A host sort's report: a bar per phase (upload, download; runs,
+    /// merge beyond the GPU), at the bytes it has moved.
+    pub fn host_sort(&self, p: warpsort::Progress) {
+        let mut shown = self.sorting.lock().unwrap_or_else(|e| e.into_inner());
+        if *shown != Some(p.phase) {
+            *shown = Some(p.phase);
+            self.phase(p.phase.name(), Some(p.total));
+        }
+        self.bar.set_position(p.done);
     }
 
     /// `n` more bytes done.

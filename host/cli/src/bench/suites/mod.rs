@@ -1,6 +1,7 @@
 //! One function per benchmark suite; [`run`] picks it.
 
 mod basic;
+mod host;
 mod multigpu;
 mod paper;
 mod segments;
@@ -26,5 +27,7 @@ pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
         Suite::Paper => paper::paper_suite(b),
         Suite::Startup => startup::startup(b),
         Suite::Multigpu => multigpu::multigpu(b),
+        Suite::Host => host::host(b),
+        Suite::Outofcore => host::outofcore(b),
     }
 }

@@ -11,32 +11,7 @@ use warpsort::{Cluster, DistOptions, DistReport, Gpu, Order, SortOptions};
 
 use crate::bench::report::Row;
 use crate::bench::timing::median;
-use crate::bench::{Bench, Result, progress};
-
-/// splitmix64's finaliser.
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Uniform keys made on all cores (the 2^32-key inputs would take a minute
-/// on one): key `i` is a hash of `i`.
-fn uniform(n: usize) -> Vec<u32> {
-    let mut v = vec![0u32; n];
-    let threads = std::thread::available_parallelism().map_or(8, |t| t.get());
-    let chunk = n.div_ceil(threads).max(1);
-    std::thread::scope(|s| {
-        for (c, part) in v.chunks_mut(chunk).enumerate() {
-            s.spawn(move || {
-                for (i, x) in part.iter_mut().enumerate() {
-                    *x = mix64((c * chunk + i) as u64 ^ 0x9e37_79b9) as u32;
-                }
-            });
-        }
-    });
-    v
-}
+use crate::bench::{Bench, Result, progress, uniform_u64};
 
 /// Whether `shares` (share `i` on `gpus[i]`) are the sorted `inputs`.
 fn verified(gpus: &[Gpu], inputs: &[CudaSlice<u32>], shares: &[CudaSlice<u32>]) -> Result<bool> {
@@ -61,7 +36,7 @@ pub fn multigpu(b: &mut Bench) -> Result<()> {
     let sizes: Vec<usize> = if b.opts.quick { vec![1 << 26, 1 << 28] } else { vec![1 << 28, 1 << 30, 1 << 32] };
     let counts: Vec<usize> = [1, 2, 4, 8].into_iter().filter(|&p| p <= gpus).collect();
     progress(&format!("distributed sort over {counts:?} GPUs ({gpus} present)"));
-    let all = uniform(*sizes.last().unwrap());
+    let all: Vec<u32> = uniform_u64(*sizes.last().unwrap()).into_iter().map(|x| x as u32).collect();
     let clusters =
         counts.iter().map(|&p| Cluster::new(&(0..p).collect::<Vec<_>>())).collect::<warpsort::Result<Vec<_>>>()?;
     for &n in &sizes {

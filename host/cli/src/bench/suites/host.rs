@@ -1,0 +1,265 @@
+//! The host suites: sorts of host memory end to end (`Gpu::sort_host`,
+//! `Gpu::sort_pairs_host`) beside the bound the pinned copies set (one round
+//! trip of the same bytes, each way timed alone) and rayon's
+//! `par_sort_unstable` on all cores (`host`); and data beyond the GPU's
+//! memory (`outofcore`), its time per phase beside the copy bound of its two
+//! passes. Every result is checked on the CPU: sorted, and the same multiset
+//! (a fingerprint of every key, or key and value) as the input.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use warpsort::cudarc::driver::PinnedHostSlice;
+use warpsort::{HostOptions, Payload, Phase, Progress, SortKey};
+
+use crate::bench::report::Row;
+use crate::bench::timing::median;
+use crate::bench::{Bench, Result, mix64, progress, uniform_u64};
+
+/// The pinned copy times (ms) of `bytes` up and down: the median of `reps`.
+fn copy_bound(b: &Bench, bytes: usize, reps: usize) -> Result<(f64, f64)> {
+    let ctx = b.gpu.context();
+    // SAFETY: the buffer's contents are never read as values, only copied.
+    let mut host: PinnedHostSlice<u8> = unsafe { ctx.alloc_pinned_with_flags(bytes, 0) }?;
+    host.as_mut_slice()?.fill(1);
+    let s = b.gpu.stream();
+    // SAFETY: written by the copies before anything reads it.
+    let mut dev = unsafe { s.alloc::<u8>(bytes) }?;
+    let (mut up, mut down) = (Vec::new(), Vec::new());
+    for _ in 0..reps + 1 {
+        let t = Instant::now();
+        s.memcpy_htod(&host, &mut dev)?;
+        s.synchronize()?;
+        up.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        s.memcpy_dtoh(&dev, &mut host)?;
+        s.synchronize()?;
+        down.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok((median(up[1..].to_vec()), median(down[1..].to_vec())))
+}
+
+/// A multiset fingerprint of keys (and values), order-free.
+fn fingerprint<K: SortKey, V: Payload>(keys: &[K], vals: Option<&[V]>) -> u64 {
+    let bits = |k: &K| format_bits(k.to_bits());
+    match vals {
+        None => keys.par_iter().map(|k| mix64(bits(k))).reduce(|| 0, u64::wrapping_add),
+        Some(v) => keys
+            .par_iter()
+            .zip(v.par_iter())
+            .map(|(k, v)| mix64(bits(k) ^ mix64(val_bits(v))))
+            .reduce(|| 0, u64::wrapping_add),
+    }
+}
+
+fn format_bits<B: warpsort::Bits>(b: B) -> u64 {
+    let mut x = 0u64;
+    // SAFETY: `B` is u32 or u64: plain bytes, copied into the low bytes.
+    unsafe { std::ptr::copy_nonoverlapping((&raw const b).cast::<u8>(), (&raw mut x).cast::<u8>(), size_of::<B>()) };
+    x
+}
+
+fn val_bits<V: Payload>(v: &V) -> u64 {
+    let mut x = 0u64;
+    // SAFETY: a payload is 4 or 8 plain bytes.
+    unsafe { std::ptr::copy_nonoverlapping((v as *const V).cast::<u8>(), (&raw mut x).cast::<u8>(), size_of::<V>()) };
+    x
+}
+
+fn is_sorted<K: SortKey>(keys: &[K]) -> bool {
+    keys.par_windows(2).all(|w| w[0].key_cmp(&w[1]).is_le())
+}
+
+/// Keys of `K` from 64-bit hashes (u32 takes the low half).
+trait FromHash: SortKey {
+    fn from_hash(h: u64) -> Self;
+}
+impl FromHash for u32 {
+    fn from_hash(h: u64) -> Self {
+        h as u32
+    }
+}
+impl FromHash for u64 {
+    fn from_hash(h: u64) -> Self {
+        h
+    }
+}
+
+/// One host-suite case: `n` keys of `K` (with `u32` values when `pairs`).
+fn host_case<K: FromHash>(b: &mut Bench, n: usize, pairs: bool) -> Result<()> {
+    let dtype = K::NAME;
+    let keys: Vec<K> = uniform_u64(n).into_iter().map(K::from_hash).collect();
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let bytes = n * (size_of::<K>() + if pairs { 4 } else { 0 });
+    let reps = b.opts.reps().min(5);
+    let (up, down) = copy_bound(b, bytes, reps)?;
+    let bound = up + down;
+    let want = fingerprint(&keys, pairs.then_some(&vals[..]));
+    let opts = HostOptions::default();
+    let mut times = Vec::new();
+    let mut ok = true;
+    for rep in 0..reps + 1 {
+        let (mut k, mut v) = (keys.clone(), vals.clone());
+        let t = Instant::now();
+        if pairs {
+            b.gpu.sort_pairs_host(&mut k, &mut v, &opts)?;
+        } else {
+            b.gpu.sort_host(&mut k, &opts)?;
+        }
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if rep == 0 {
+            ok = is_sorted(&k) && fingerprint(&k, pairs.then_some(&v[..])) == want;
+        } else {
+            times.push(ms);
+        }
+    }
+    let ms = median(times);
+    let row = |algo: &str, ms: f64, verified: bool| Row {
+        suite: "host",
+        algo: algo.into(),
+        dtype,
+        pairs,
+        dist: "uniform",
+        n,
+        ms,
+        bytes_per_key: bytes / n,
+        verified,
+    };
+    b.report.push(row("warpsort-host", ms, ok));
+    b.report.push(row("pinned-copy-bound", bound, true));
+    // rayon on all cores, and std at the smallest size.
+    let rayon_ms = if pairs {
+        let mut p: Vec<(K, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+        let t = Instant::now();
+        p.par_sort_unstable_by(|a, b| a.0.key_cmp(&b.0));
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        b.report.push(row("rayon-par-sort", ms, p.par_windows(2).all(|w| w[0].0.key_cmp(&w[1].0).is_le())));
+        ms
+    } else {
+        let mut k = keys.clone();
+        let t = Instant::now();
+        k.par_sort_unstable_by(|a, b| a.key_cmp(b));
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        b.report.push(row("rayon-par-sort", ms, is_sorted(&k)));
+        ms
+    };
+    if n <= 1 << 24 && !pairs {
+        let mut k = keys.clone();
+        let t = Instant::now();
+        k.sort_unstable_by(|a, b| a.key_cmp(b));
+        b.report.push(row("std-sort", t.elapsed().as_secs_f64() * 1e3, is_sorted(&k)));
+    }
+    let gbs = |ms: f64| bytes as f64 / (ms / 1e3) / 1e9;
+    println!(
+        "          {dtype}{} n=2^{}: pinned up {up:.2} ms ({:.1} GB/s), down {down:.2} ms ({:.1} GB/s); warpsort {ms:.2} ms = {:.0}% of the copy bound, {:.1}x rayon",
+        if pairs { " pairs" } else { "" },
+        n.trailing_zeros(),
+        gbs(up),
+        gbs(down),
+        100.0 * bound / ms,
+        rayon_ms / ms
+    );
+    Ok(())
+}
+
+pub fn host(b: &mut Bench) -> Result<()> {
+    let sizes: Vec<usize> = if b.opts.quick { vec![1 << 24, 1 << 26] } else { vec![1 << 24, 1 << 26, 1 << 28] };
+    for &n in &sizes {
+        progress(&format!("host data, n = 2^{}", n.trailing_zeros()));
+        host_case::<u32>(b, n, false)?;
+        host_case::<u64>(b, n, false)?;
+        host_case::<u32>(b, n, true)?;
+    }
+    Ok(())
+}
+
+/// When each phase was first and last reported (seconds from the start).
+#[derive(Default)]
+struct Phases(Vec<(Phase, f64, f64)>);
+
+impl Phases {
+    fn saw(&mut self, phase: Phase, at: f64) {
+        match self.0.iter_mut().find(|p| p.0 == phase) {
+            Some(p) => p.2 = at,
+            None => self.0.push((phase, at, at)),
+        }
+    }
+}
+
+pub fn outofcore(b: &mut Bench) -> Result<()> {
+    let n = b.opts.outofcore_keys.unwrap_or(if b.opts.quick { 1 << 30 } else { 12 << 30 });
+    let limit = b.opts.memory_limit.or(if b.opts.quick { Some(2 << 30) } else { None });
+    let bytes = n * 4;
+    progress(&format!("beyond the GPU: {n} u32 keys ({} GiB), device memory limit {limit:?}", bytes >> 30));
+    let mut keys = vec![0u32; n];
+    fill_uniform(&mut keys);
+    // rayon first, on the same keys.
+    let t = Instant::now();
+    keys.par_sort_unstable();
+    let rayon_ms = t.elapsed().as_secs_f64() * 1e3;
+    let rayon_ok = keys.par_windows(2).all(|w| w[0] <= w[1]);
+    fill_uniform(&mut keys);
+    let want = fingerprint::<u32, u32>(&keys, None);
+    let start = Instant::now();
+    let phases = Mutex::new(Phases::default());
+    let out_of_core = Mutex::new(false);
+    let seen = |p: Progress| {
+        phases.lock().unwrap().saw(p.phase, start.elapsed().as_secs_f64());
+        *out_of_core.lock().unwrap() = p.out_of_core;
+    };
+    let opts = HostOptions { memory_limit: limit, progress: Some(&seen), ..Default::default() };
+    let start_sort = Instant::now();
+    b.gpu.sort_host(&mut keys, &opts)?;
+    let ms = start_sort.elapsed().as_secs_f64() * 1e3;
+    let ok = is_sorted(&keys) && fingerprint::<u32, u32>(&keys, None) == want;
+    drop(keys);
+    let (up, down) = copy_bound(b, 1 << 30, 5)?;
+    let (up_gbs, down_gbs) = ((1u64 << 30) as f64 / (up / 1e3) / 1e9, (1u64 << 30) as f64 / (down / 1e3) / 1e9);
+    let row = |algo: &str, ms: f64, verified: bool| Row {
+        suite: "outofcore",
+        algo: algo.into(),
+        dtype: "u32",
+        pairs: false,
+        dist: "uniform",
+        n,
+        ms,
+        bytes_per_key: 4,
+        verified,
+    };
+    b.report.push(row("warpsort-outofcore", ms, ok));
+    b.report.push(row("rayon-par-sort", rayon_ms, rayon_ok));
+    let (pass_up, pass_down) = (bytes as f64 / up_gbs / 1e6, bytes as f64 / down_gbs / 1e6);
+    let (sequential, duplex) = (2.0 * (pass_up + pass_down), 2.0 * pass_up.max(pass_down));
+    let phases: Vec<String> = phases
+        .into_inner()
+        .unwrap()
+        .0
+        .iter()
+        .map(|(p, a, z)| format!("{} {:.0}..{:.0} ms", p.name(), a * 1e3, z * 1e3))
+        .collect();
+    println!(
+        "          {} keys ({} GiB), out of core: {}; {ms:.0} ms ({:.2} Gkeys/s); phases: {}",
+        n,
+        bytes >> 30,
+        out_of_core.into_inner().unwrap(),
+        n as f64 / ms / 1e6,
+        phases.join(", ")
+    );
+    println!(
+        "          pinned up {up_gbs:.1} GB/s, down {down_gbs:.1} GB/s: two passes' bound {sequential:.0} ms up then down ({:.0}% reached), {duplex:.0} ms both ways at once ({:.0}%); {:.1}x rayon ({rayon_ms:.0} ms)",
+        100.0 * sequential / ms,
+        100.0 * duplex / ms,
+        rayon_ms / ms
+    );
+    Ok(())
+}
+
+/// Uniform `u32` keys in place, on all cores (the same keys every time).
+fn fill_uniform(keys: &mut [u32]) {
+    keys.par_chunks_mut(1 << 20).enumerate().for_each(|(c, part)| {
+        for (i, x) in part.iter_mut().enumerate() {
+            *x = mix64(((c << 20) + i) as u64 ^ 0x9e37_79b9) as u32;
+        }
+    });
+}
