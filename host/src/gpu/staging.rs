@@ -334,16 +334,19 @@ pub(crate) fn is_pinned(at: usize, len: usize) -> bool {
     if len == 0 {
         return false;
     }
-    let attr = |a: CUpointer_attribute| -> Option<u64> {
-        let mut v = 0u64;
-        // SAFETY: the attributes asked for are 64-bit (or narrower, zero-extended
-        // into `v`); the driver only reads the address.
-        let r = unsafe { cudarc::driver::sys::cuPointerGetAttribute((&raw mut v).cast(), a, at as u64) };
-        (r == cudarc::driver::sys::CUresult::CUDA_SUCCESS).then_some(v)
-    };
-    let host = attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
-        .is_some_and(|t| t as u32 == CUmemorytype::CU_MEMORYTYPE_HOST as u32);
-    let range = attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)
-        .zip(attr(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE));
-    host && range.is_some_and(|(start, size)| start <= at as u64 && at as u64 + len as u64 <= start + size)
+    // cuPointerGetAttributes (not ...Attribute) answers for memory CUDA does
+    // not know with zeros instead of an error.
+    let (mut kind, mut start, mut size) = (0u32, 0u64, 0usize);
+    let mut attrs = [
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+    ];
+    let mut data: [*mut std::ffi::c_void; 3] =
+        [(&raw mut kind).cast(), (&raw mut start).cast(), (&raw mut size).cast()];
+    // SAFETY: each data pointer has the size of its attribute (an enum, a
+    // device pointer, a size); the driver only reads the address.
+    let r = unsafe { cudarc::driver::sys::cuPointerGetAttributes(3, attrs.as_mut_ptr(), data.as_mut_ptr(), at as u64) };
+    let host = r == cudarc::driver::sys::CUresult::CUDA_SUCCESS && kind == CUmemorytype::CU_MEMORYTYPE_HOST as u32;
+    host && start <= at as u64 && at as u64 + len as u64 <= start + size as u64
 }
