@@ -270,8 +270,6 @@ impl Ctx<'_> {
         let mut tv: Vec<u8> = vec![0; n * vb];
         huge_pages(&mut tk);
         huge_pages(&mut tv);
-        let prefaulting = [prefault(&mut tk), prefault(&mut tv)];
-        let prefaulting = prefaulting.into_iter().flatten();
         {
             let slots = [DevItems::new(gpu, run, w, true)?, DevItems::new(gpu, run, w, true)?];
             let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
@@ -317,10 +315,6 @@ impl Ctx<'_> {
                     }
                 }
             }
-        }
-
-        for t in prefaulting {
-            let _ = t.join();
         }
 
         // Pass 2.
@@ -466,36 +460,6 @@ fn huge_pages<T>(v: &mut [T]) {
             unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
         }
     }
-}
-
-/// Maps `v`'s pages ahead of the downloads into it, on threads of their
-/// own, in order from its start (Linux 5.14 on; nothing elsewhere): a system
-/// call per 256 MiB instead of a fault per page, beside the first runs'
-/// uploads and sorts. Writing into pages while they are mapped is fine.
-fn prefault<T>(v: &mut [T]) -> Vec<std::thread::JoinHandle<()>> {
-    #[cfg(target_os = "linux")]
-    if size_of_val(v) >= 1 << 30 {
-        const CHUNK: usize = 256 << 20;
-        const THREADS: usize = 4;
-        let (at, len) = (v.as_mut_ptr() as usize, size_of_val(v));
-        let start = at.next_multiple_of(4096);
-        let end = (at + len) / 4096 * 4096;
-        return (0..THREADS)
-            .map(|t| {
-                std::thread::spawn(move || {
-                    for c in (start..end).step_by(CHUNK).skip(t).step_by(THREADS) {
-                        let n = CHUNK.min(end - c);
-                        // SAFETY: advice only (whole pages of `v`'s mapping, populated
-                        // writable without changing their contents); the caller joins
-                        // these threads before `v` is freed, and an early free would
-                        // only make the call fail.
-                        unsafe { libc::madvise(c as *mut libc::c_void, n, libc::MADV_POPULATE_WRITE) };
-                    }
-                })
-            })
-            .collect();
-    }
-    Vec::new()
 }
 
 /// A value from its bytes (as the GPU moved them).
