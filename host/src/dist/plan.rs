@@ -105,6 +105,7 @@ pub(crate) fn rebalance(have: &[usize], want: &[usize]) -> Vec<Vec<Move>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::splitters::bucket_ends;
 
     /// The buckets' sizes when GPU `q` holds `data[q]` (sorted) and cuts it
     /// at the splitters' queries.
@@ -117,15 +118,7 @@ mod tests {
         data.iter()
             .enumerate()
             .map(|(me, d)| {
-                let mut ends: Vec<usize> = cuts
-                    .iter()
-                    .map(|&c| match query(me, c) {
-                        Query::At(p) => p,
-                        Query::Search { key, upper } => d.partition_point(|&k| if upper { k <= key } else { k < key }),
-                        Query::End => d.len(),
-                    })
-                    .collect();
-                ends.push(d.len());
+                let ends = bucket_ends(me, d, &cuts);
                 let mut prev = 0;
                 ends.iter().map(|&e| std::mem::replace(&mut prev, e).abs_diff(e)).collect()
             })

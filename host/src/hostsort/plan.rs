@@ -13,7 +13,7 @@ use crate::launch::ItemKind;
 use crate::options::SortOptions;
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::plan::permute::StablePlan;
-use crate::plan::splitters::{Query, query, sample_positions, splitters};
+use crate::plan::splitters::{bucket_ends, sample_positions, splitters};
 use crate::plan::{SortPlan, SortShape};
 use crate::policy::{Policy, STREAMING};
 
@@ -159,21 +159,7 @@ fn try_buckets<B: Ord + Copy>(runs: &[&[B]], sizes: &[usize], n: usize, count: u
         runs.iter().map(|r| sample_positions(r.len(), s).into_iter().map(|i| r[i]).collect()).collect();
     let targets: Vec<usize> = (1..count).map(|t| (t as u128 * n as u128 / count as u128) as usize).collect();
     let cuts = splitters(sizes, &samples, &targets);
-    runs.iter()
-        .enumerate()
-        .map(|(me, r)| {
-            let mut ends: Vec<usize> = cuts
-                .iter()
-                .map(|&c| match query(me, c) {
-                    Query::At(pos) => pos,
-                    Query::Search { key, upper } => r.partition_point(|&k| if upper { k <= key } else { k < key }),
-                    Query::End => r.len(),
-                })
-                .collect();
-            ends.push(r.len());
-            ends
-        })
-        .collect()
+    runs.iter().enumerate().map(|(me, r)| bucket_ends(me, r, &cuts)).collect()
 }
 
 #[cfg(test)]

@@ -234,6 +234,37 @@ impl Ctx<'_> {
         }
     }
 
+    /// Runs an upload and a download at once, a slot of each in turn:
+    /// `uploaded` once every upload is queued (the GPU's work on them),
+    /// `report` with the share of the download queued after each step.
+    fn interleave(
+        &self,
+        lanes: &mut Lanes,
+        ups: &mut [Up],
+        downs: &mut [Down],
+        mut uploaded: impl FnMut(&mut Lanes) -> Result<()>,
+        mut report: impl FnMut(f64) -> Result<()>,
+    ) -> Result<()> {
+        let mut queued = false;
+        loop {
+            let mut busy = false;
+            for u in ups.iter_mut() {
+                busy |= lanes.step_up(u)?;
+            }
+            if !queued && ups.iter().all(Up::done) {
+                queued = true;
+                uploaded(lanes)?;
+            }
+            for d in downs.iter_mut() {
+                busy |= lanes.step_down(d)?;
+            }
+            report(downs.iter().map(Down::fraction).fold(1.0f64, f64::min))?;
+            if !busy {
+                return Ok(());
+            }
+        }
+    }
+
     /// Queues the sort of run `r` (in `d` at the same place) after its
     /// upload: keys mapped onto ordered patterns, sorted ascending.
     fn sort_run(&self, lanes: &Lanes, d: &DevItems, r: &Range<usize>, scratch: &mut Scratch) -> Result<CudaEvent> {
@@ -292,28 +323,24 @@ impl Ctx<'_> {
                         downs.push(Down::new(s.vals_at(gpu, 0), &mut tv[r.start * vb..r.end * vb]));
                     }
                 }
-                let mut queued = ups.is_empty();
-                loop {
-                    let mut busy = false;
-                    for u in ups.iter_mut() {
-                        busy |= lanes.step_up(u)?;
-                    }
-                    if !queued && ups.iter().all(Up::done) {
-                        queued = true;
-                        let r = &runs[j];
-                        sorted.push(self.sort_run(lanes, &slots[j % 2], &(0..r.len()), &mut scratch)?);
-                    }
-                    for d in downs.iter_mut() {
-                        busy |= lanes.step_down(d)?;
-                    }
-                    if j > 0 {
-                        let (r, frac) = (&runs[j - 1], downs.iter().map(Down::fraction).fold(1.0f64, f64::min));
-                        self.report(Phase::Runs, r.start + (r.len() as f64 * frac) as usize)?;
-                    }
-                    if !busy {
-                        break;
-                    }
-                }
+                let run = runs.get(j).map(|r| 0..r.len());
+                let done = runs[..j].last().cloned();
+                self.interleave(
+                    lanes,
+                    &mut ups,
+                    &mut downs,
+                    |lanes| match &run {
+                        Some(r) => {
+                            sorted.push(self.sort_run(lanes, &slots[j % 2], r, &mut scratch)?);
+                            Ok(())
+                        }
+                        None => Ok(()),
+                    },
+                    |frac| match &done {
+                        Some(r) => self.report(Phase::Runs, r.start + (r.len() as f64 * frac) as usize),
+                        None => Ok(()),
+                    },
+                )?;
             }
         }
 
@@ -359,35 +386,28 @@ impl Ctx<'_> {
                         downs.push(Down::new(o.vals_at(gpu, 0), &mut v[range]));
                     }
                 }
-                let mut queued = b == count;
-                loop {
-                    let mut busy = false;
-                    for u in ups.iter_mut() {
-                        busy |= lanes.step_up(u)?;
+                let merge = |lanes: &mut Lanes| {
+                    if b == count {
+                        return Ok(());
                     }
-                    if !queued && ups.iter().all(Up::done) {
-                        queued = true;
-                        let (s, o, len) = (&src[b % 2], &out[b % 2], pieces.len(b));
-                        gpu.stream().wait(&lanes.up_done()?)?;
-                        let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
-                        let m = MergeRunsPlan::new(w.kind, &lens, gpu.policy());
-                        let (from, via, to) = (s.items(gpu, len), tmp.items(gpu, len), o.items(gpu, len));
-                        gpu.merge_runs(&from, &via, &to, &m, gpu.ptr(&parts))?;
-                        o.code(gpu, 0, len, self.mode | DECODE)?;
-                        merged.push(gpu.stream().record_event(None)?);
+                    let (s, o, len) = (&src[b % 2], &out[b % 2], pieces.len(b));
+                    gpu.stream().wait(&lanes.up_done()?)?;
+                    let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
+                    let m = MergeRunsPlan::new(w.kind, &lens, gpu.policy());
+                    let (from, via, to) = (s.items(gpu, len), tmp.items(gpu, len), o.items(gpu, len));
+                    gpu.merge_runs(&from, &via, &to, &m, gpu.ptr(&parts))?;
+                    o.code(gpu, 0, len, self.mode | DECODE)?;
+                    merged.push(gpu.stream().record_event(None)?);
+                    Ok(())
+                };
+                let report = |frac: f64| {
+                    if b == 0 {
+                        return Ok(());
                     }
-                    for d in downs.iter_mut() {
-                        busy |= lanes.step_down(d)?;
-                    }
-                    if !busy {
-                        break;
-                    }
-                    if b > 0 {
-                        let frac = downs.iter().map(Down::fraction).fold(1.0f64, f64::min);
-                        let done = starts[b - 1] + ((starts[b] - starts[b - 1]) as f64 * frac) as usize;
-                        self.report(Phase::Merge, done.min(starts[b].saturating_sub(1)))?;
-                    }
-                }
+                    let done = starts[b - 1] + ((starts[b] - starts[b - 1]) as f64 * frac) as usize;
+                    self.report(Phase::Merge, done.min(starts[b].saturating_sub(1)))
+                };
+                self.interleave(lanes, &mut ups, &mut downs, merge, report)?;
                 if b > 0 {
                     complete = b;
                     self.report(Phase::Merge, starts[b])?;

@@ -76,3 +76,18 @@ pub(crate) fn query<B: Copy>(me: usize, s: Option<Splitter<B>>) -> Query<B> {
         Some(s) => Query::Search { key: s.key, upper: me < s.gpu },
     }
 }
+
+/// Where each bucket ends in run `me`'s sorted keys `run` (searched on the
+/// CPU), the last end being the run's length.
+pub(crate) fn bucket_ends<B: Ord + Copy>(me: usize, run: &[B], cuts: &[Option<Splitter<B>>]) -> Vec<usize> {
+    let mut ends: Vec<usize> = cuts
+        .iter()
+        .map(|&c| match query(me, c) {
+            Query::At(pos) => pos,
+            Query::Search { key, upper } => run.partition_point(|&k| if upper { k <= key } else { k < key }),
+            Query::End => run.len(),
+        })
+        .collect();
+    ends.push(run.len());
+    ends
+}
