@@ -65,6 +65,6 @@ pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime};
 pub use hostsort::{Fault, HostOptions, Phase, Progress};
 pub use key::{Bits, Order, Payload, SortIndex, SortKey};
 pub use options::{
-    Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, SegmentKernel, SortOptions, TileSort,
+    Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, Presorted, SegmentKernel, SortOptions, TileSort,
 };
 pub use warpsort_kernels as kernels;

@@ -347,6 +347,51 @@ pub struct SortOptions {
     pub merge_sort: MergeSortConfig,
     /// The published GPU-Warpsort's parameters ([`Algorithm::WarpsortPaper`]).
     pub paper: PaperConfig,
+    /// Whether the merge sort first looks at the input's order (by default
+    /// from a size on): see [`Presorted`].
+    pub presorted: Presorted,
+}
+
+/// Whether a merge sort first scans its input's order: one read of the
+/// keys, and one wait for what it found. Input already in order then costs
+/// that read and nothing more, input in reverse order one reversal, input
+/// made of up to 32 ascending runs a merge of the runs
+/// (`log2(runs)` passes); any other input is sorted as without the scan, its
+/// scan stopped early.
+///
+/// The wait makes the call return only once the GPU has reached the
+/// scan, so the scan is skipped while the handle's stream is being captured
+/// into a CUDA graph; [`Presorted::Never`] keeps every sort free of waits.
+///
+/// ```
+/// use warpsort::{Presorted, SortOptions};
+/// assert_eq!(SortOptions::default().presorted, Presorted::Auto);
+/// let no_wait = SortOptions { presorted: Presorted::Never, ..Default::default() };
+/// # let _ = no_wait;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Presorted {
+    /// Scan sorts large enough that the wait costs little beside the sort
+    /// (the GPU's tuning table says from which length; `docs/PERFORMANCE.md`
+    /// has the measurements).
+    #[default]
+    Auto,
+    /// Scan every merge sort of more than one tile.
+    Always,
+    /// Never scan.
+    Never,
+}
+
+impl Presorted {
+    /// Whether a merge sort of `n` items scans, on a GPU of table `p`.
+    pub(crate) fn scans(self, n: usize, p: &Policy) -> bool {
+        match self {
+            Presorted::Auto => n >= p.presorted_min_items,
+            Presorted::Always => true,
+            Presorted::Never => false,
+        }
+    }
 }
 
 impl SortOptions {

@@ -53,6 +53,14 @@ pub(crate) struct Policy {
     pub bitonic_stage_threads: u32,
     /// Threads per block of the paper's merge kernels.
     pub paper_threads: u32,
+    /// Merge sorts of at least this many items scan their input's order
+    /// first (`Presorted::Auto`).
+    pub presorted_min_items: usize,
+    /// Threads per block of the order scan.
+    pub order_scan_threads: u32,
+    /// Grid cap of the order scan (about the blocks resident at once: the
+    /// warps stride over the rest and stop early together).
+    pub order_scan_max_blocks: u32,
 }
 
 impl Policy {
@@ -119,6 +127,9 @@ pub(crate) const HOPPER: Policy = Policy {
     check_max_blocks: 8192,
     bitonic_stage_threads: 256,
     paper_threads: 128,
+    presorted_min_items: 1 << 24,
+    order_scan_threads: 256,
+    order_scan_max_blocks: 256,
 };
 
 /// Every GPU before Hopper (sm_70 to sm_89). Not tuned on any of them yet:

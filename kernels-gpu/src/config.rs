@@ -269,3 +269,36 @@ pub const PAPER_BUFFERS: [u32; 2] = {
 pub const PAPER_TILE: u32 = WARP_TILE;
 /// At most this many samples (`s * k`): they are sorted by one block sort.
 pub const PAPER_MAX_SAMPLES: u32 = BLOCK_SORT_MAX_TILE;
+
+/// Keys a warp of the order scan (`order_scan_*`) reads per step of its
+/// grid-stride loop, 32 a lane (8 runs of 4).
+pub const ORDER_SCAN_WARP_ITEMS: u32 = WARP_SIZE * 32;
+/// Swaps a thread of the reversal (`reverse_*`) makes per step.
+pub const REVERSE_SWAPS: u32 = 4;
+/// Descents the order scan lists: an input of up to this many plus one
+/// ascending runs is merged run by run rather than sorted.
+pub const ORDER_SCAN_DESCENTS: usize = 31;
+
+/// The order scan's result words (`u64`): what it saw, how many descents,
+/// where the runs after them start.
+///
+/// ```
+/// use warpsort_kernels::config::{ORDER_SCAN_DESCENTS, order_scan};
+/// assert_eq!(order_scan::WORDS, order_scan::STARTS + ORDER_SCAN_DESCENTS);
+/// ```
+pub mod order_scan {
+    /// Word of the flags below.
+    pub const FLAGS: usize = 0;
+    /// Word of the count of descents.
+    pub const COUNT: usize = 1;
+    /// First word of the runs' starts.
+    pub const STARTS: usize = 2;
+    /// Words in all.
+    pub const WORDS: usize = STARTS + super::ORDER_SCAN_DESCENTS;
+    /// Some `key(i) < key(i + 1)`.
+    pub const ASCENT: u32 = 1;
+    /// Some `key(i) > key(i + 1)`.
+    pub const DESCENT: u32 = 2;
+    /// Some `key(i) == key(i + 1)`.
+    pub const EQUAL: u32 = 4;
+}

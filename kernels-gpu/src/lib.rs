@@ -17,7 +17,8 @@
 //! sorts: equal rows or segments given by offsets), `paper` (GPU-Warpsort as
 //! published: the buffered warp merge, sampled splitters, independent final
 //! merges), `checks`, `permute` (index sequences and gathers for argsort and
-//! stable sorts), `probe`.
+//! stable sorts), `presorted` (the order scan and the reversal of input
+//! already in order), `probe`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -152,6 +153,7 @@ device_modules!(
     network,
     paper,
     permute,
+    presorted,
     probe,
     segmented,
     tile,

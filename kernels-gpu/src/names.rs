@@ -100,6 +100,12 @@ macro_rules! kernel_name {
     (search_bounds) => {
         "search_bounds"
     };
+    (order_scan) => {
+        "order_scan"
+    };
+    (reverse) => {
+        "reverse"
+    };
     (probe_shfl) => {
         "probe_shfl"
     };
@@ -180,6 +186,10 @@ names! {
     /// Where given keys fall in a sorted array (lower or upper bounds): the
     /// distributed sort's buckets.
     SEARCH_BOUNDS = search_bounds;
+    /// The order of neighbouring keys: sorted, reversed or a few runs.
+    ORDER_SCAN = order_scan;
+    /// Values reversed in place.
+    REVERSE = reverse;
     /// Test probe: one shuffle.
     PROBE_SHFL = probe_shfl;
     /// Test probe: the votes.

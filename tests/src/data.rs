@@ -4,7 +4,7 @@
 //! value making most of the input), deterministic from a seed, for any key
 //! type.
 
-use warpsort::{Bits, SortKey};
+use warpsort::{Bits, Order, SortKey};
 
 /// A key distribution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,6 +173,30 @@ where
     K::Bits: FromPattern,
 {
     ordered64(dist, n, seed).into_iter().map(|p| K::from_ordered(K::Bits::from_pattern(p))).collect()
+}
+
+/// `keys` made into up to `runs` ascending runs (in the order `order`
+/// sorts by): cut at `runs - 1` random places, each piece sorted.
+///
+/// ```
+/// use warpsort::Order;
+/// let mut v: Vec<u32> = warpsort_testkit::data::keys(warpsort_testkit::Dist::Uniform, 1000, 1);
+/// warpsort_testkit::data::sorted_runs(&mut v, 4, Order::Ascending, 7);
+/// assert!(v.windows(2).filter(|w| w[0] > w[1]).count() <= 3);
+/// ```
+pub fn sorted_runs<K: SortKey>(keys: &mut [K], runs: usize, order: Order, seed: u64) {
+    let n = keys.len();
+    let mut rng = Rng::new(seed);
+    let mut cuts: Vec<usize> = (1..runs).map(|_| (rng.next_u64() as usize) % n.max(1)).collect();
+    cuts.extend([0, n]);
+    cuts.sort_unstable();
+    for w in cuts.windows(2) {
+        // Unstable: keys equal in the sort order are bit-identical.
+        match order {
+            Order::Ascending => keys[w[0]..w[1]].sort_unstable_by(|a, b| a.key_cmp(b)),
+            Order::Descending => keys[w[0]..w[1]].sort_unstable_by(|a, b| b.key_cmp(a)),
+        }
+    }
 }
 
 /// Offsets of random-length segments covering `n` items (as

@@ -2,14 +2,15 @@
 //! allocation and no wait, so it can be captured from the `Gpu`'s stream
 //! into a graph and replayed on new data. Keys, pairs (stable too), argsort
 //! and equal rows (short and long), each replayed three times against the
-//! CPU reference. (Segments given by offsets wait once for their counts:
+//! CPU reference; a sort asked to scan its input's order sorts in full
+//! when captured. (Segments given by offsets wait once for their counts:
 //! not capturable, as documented.)
 
 use std::sync::Arc;
 
 use warpsort::cudarc::driver::CudaStream;
 use warpsort::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
-use warpsort::{Gpu, Order, Scratch, SortOptions};
+use warpsort::{Gpu, Order, Presorted, Scratch, SortOptions};
 use warpsort_testkit::{Dist, cpu, keys};
 
 warpsort_testkit::tests_main! {
@@ -67,6 +68,35 @@ fn sorts_replay_from_a_graph(g: &Gpu) {
         },
     );
     assert_eq!(st.1.allocations(), 1);
+
+    // A sort that scans its input's order outside a capture sorts in full
+    // inside one (the scan's wait cannot be captured): sorted and reversed
+    // inputs alternate with uniform ones.
+    let scan = SortOptions { presorted: Presorted::Always, ..Default::default() };
+    let shaped: Vec<Vec<u32>> = (0..5)
+        .map(|r| {
+            let mut v = inputs[r].clone();
+            match r % 3 {
+                0 => v.sort_unstable(),
+                1 => v.sort_unstable_by(|a, b| b.cmp(a)),
+                _ => {}
+            }
+            v
+        })
+        .collect();
+    let scratch = Scratch::with_capacity(&g, Gpu::sort_temp_bytes(&scan, n, 4, 0)).unwrap();
+    let mut st = (s.clone_htod(&shaped[0]).unwrap(), scratch);
+    replay(
+        &s,
+        &mut st,
+        |(k, _), r| s.memcpy_htod(&shaped[r], k).unwrap(),
+        |(k, scratch)| g.sort_with_scratch(k, &scan, scratch),
+        |(k, _), r| {
+            let mut want = shaped[r].clone();
+            want.sort_unstable();
+            assert_eq!(s.clone_dtoh(k).unwrap(), want, "keys with the scan, round {r}");
+        },
+    );
 
     // Stable pairs (u64 values), descending, the caller's storage.
     let stable = SortOptions { stable: true, order: Order::Descending, ..Default::default() };

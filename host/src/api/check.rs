@@ -8,9 +8,12 @@ use cudarc::driver::{CudaSlice, DevicePtr};
 use super::{items, shape, val_bytes};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::key::{Order, Payload, SortKey};
+use warpsort_kernels::config::order_scan;
+
+use crate::key::{Bits, Order, Payload, SortKey};
 use crate::launch::families::{SegmentBoundaries, Verify};
-use crate::launch::{ItemKind, Shape};
+use crate::launch::{ItemKind, Items, Shape};
+use crate::plan::presorted::PresortedPlan;
 use crate::plan::segments::OffsetsPlan;
 
 /// What [`Gpu::check`] found.
@@ -100,6 +103,19 @@ impl Gpu {
     /// ```
     pub fn is_sorted<K: SortKey>(&self, keys: &impl DevicePtr<K>, order: Order) -> Result<bool> {
         Ok(self.check::<K, u32>(keys, None, order)?.descents == 0)
+    }
+
+    /// The merge sort's order scan alone over unsigned keys (for the tests:
+    /// each step against its CPU reference): the result words of
+    /// `warpsort_kernels::config::order_scan`.
+    #[doc(hidden)]
+    pub fn scan_order<B: Bits>(&self, keys: &impl DevicePtr<B>) -> Result<[u64; order_scan::WORDS]> {
+        let n = keys.len();
+        let kind = ItemKind::new(std::mem::size_of::<B>(), 0);
+        let words = self.stream().alloc_zeros::<u64>(order_scan::WORDS)?;
+        let (k, _k) = self.addr(keys, "keys")?;
+        let scan = PresortedPlan::new(kind, n, 0, self.policy());
+        self.scan_words(&Items::new(k, 0, n, kind), &scan, self.ptr(&words))
     }
 
     /// Counts, fingerprint and descents inside segments only: like

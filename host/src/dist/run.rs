@@ -30,7 +30,7 @@ use crate::gpu::Gpu;
 use crate::key::{Order, Payload, SortKey};
 use crate::launch::families::SearchBounds;
 use crate::launch::{DevPtr, ItemKind, Items};
-use crate::options::SortOptions;
+use crate::options::{Presorted, SortOptions};
 use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
 
@@ -113,7 +113,8 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     mark(&mut events)?;
 
     // 1. Local sort of ordered patterns.
-    let local = SortOptions { order: Order::Ascending, ..opts.sort };
+    // No scan of the order: its wait would hold up the other GPUs' launches.
+    let local = SortOptions { order: Order::Ascending, presorted: Presorted::Never, ..opts.sort };
     let mut work = Vec::with_capacity(members.len());
     for (m, inp) in members.iter().zip(inputs) {
         let (gpu, n) = (m.gpu, inp.n);

@@ -1,7 +1,8 @@
 //! The launchers: each takes a plan (`plan`) and the items, and makes the
 //! launches the plan resolved. `merge_sort`, `bitonic` and `paper` are the
-//! full sorts, `segmented` the segmented ones, `permute` argsort and the
-//! stable sorts, `keys` the key encodings around every sort.
+//! full sorts (`presorted` what the merge sort does first: input already in
+//! order), `segmented` the segmented ones, `permute` argsort and the stable
+//! sorts, `keys` the key encodings around every sort.
 
 mod bitonic;
 mod keys;
@@ -9,6 +10,7 @@ mod merge_runs;
 mod merge_sort;
 mod paper;
 pub(crate) mod permute;
+mod presorted;
 pub(crate) mod segmented;
 
 use crate::error::Result;
@@ -36,20 +38,29 @@ impl Gpu {
         if plan.algo == Algo::Nothing {
             return Ok(());
         }
-        let algo_temp = temp + plan.algo_at as u64;
         match plan.widened {
-            Some(at) => self.on_wide_keys(items, mode, temp + at as u64, |wide| self.run_algo(wide, plan, algo_temp)),
-            None => self.with_ordered_keys(items, mode, || self.run_algo(items, plan, algo_temp)),
+            Some(at) => self.on_wide_keys(items, mode, temp + at as u64, |wide| self.run_algo(wide, plan, temp)),
+            None => self.with_ordered_keys(items, mode, || self.run_algo(items, plan, temp)),
         }
     }
 
-    /// The algorithm alone, on keys already in their ordered patterns.
+    /// The algorithm alone, on keys already in their ordered patterns
+    /// (`temp`: the plan's temporary storage). A merge sort that scans its
+    /// input first may find nothing or little left to do.
     fn run_algo(&self, items: &Items, plan: &SortPlan, temp: DevPtr) -> Result<()> {
+        let algo_temp = temp + plan.algo_at as u64;
         match &plan.algo {
             Algo::Nothing => Ok(()),
-            Algo::MergeSort(m) => self.merge_sort(items, m, temp),
+            Algo::MergeSort(m) => {
+                if let Some(scan) = &plan.presorted
+                    && self.presorted(items, m, scan, temp, algo_temp)?
+                {
+                    return Ok(());
+                }
+                self.merge_sort(items, m, algo_temp)
+            }
             Algo::Bitonic(b) => self.bitonic(items, b),
-            Algo::Paper(p) => self.paper(items, p, temp),
+            Algo::Paper(p) => self.paper(items, p, algo_temp),
         }
     }
 }

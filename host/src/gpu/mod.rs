@@ -244,6 +244,15 @@ impl Gpu {
         Ok(self.stream.synchronize()?)
     }
 
+    /// Queues the zeroing of `bytes` at device address `dst`.
+    pub(crate) fn zero(&self, dst: DevPtr, bytes: usize) -> Result<()> {
+        self.ctx.bind_to_thread()?;
+        // SAFETY: callers pass `dst` inside a live allocation of this context
+        // with `bytes` to write.
+        unsafe { cudarc::driver::result::memset_d8_async(dst, 0, bytes, self.stream.cu_stream()) }?;
+        Ok(())
+    }
+
     /// Queues a copy of `bytes` from device address `src` to `dst`.
     pub(crate) fn copy_dtod(&self, dst: DevPtr, src: DevPtr, bytes: usize) -> Result<()> {
         if bytes == 0 {

@@ -17,7 +17,7 @@ use crate::gpu::scratch::{Scratch, alloc_bytes};
 use crate::gpu::staging::{Down, Lanes, Up};
 use crate::key::{Bits, Order, Payload, SortKey};
 use crate::launch::{DevPtr, ItemKind, Items};
-use crate::options::SortOptions;
+use crate::options::{Presorted, SortOptions};
 use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::policy::STREAMING;
@@ -95,8 +95,10 @@ impl Ctx<'_> {
 
     /// The run sorts' options: ascending patterns, the caller's stability
     /// and algorithm.
+    /// The runs' sorts: keys already mapped, and no scan of their order
+    /// (its wait would stall this thread, which feeds the uploads).
     fn local(&self) -> SortOptions {
-        SortOptions { order: Order::Ascending, ..self.opts.sort }
+        SortOptions { order: Order::Ascending, presorted: Presorted::Never, ..self.opts.sort }
     }
 
     fn shape(&self) -> SortShape {

@@ -609,3 +609,40 @@ impl Kernel for SearchBounds {
         ]
     }
 }
+
+/// `order_scan_*` (device `presorted::order_scan`): the order of every
+/// neighbouring pair of keys (ordered patterns) into the zeroed result words
+/// (`config::order_scan`).
+pub(crate) struct OrderScan {
+    /// The key word: `U32` or `U64`.
+    pub word: ItemKind,
+    pub keys: DevPtr,
+    pub n: usize,
+    pub out: DevPtr,
+}
+
+impl Kernel for OrderScan {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::OrderScan, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.keys), u64(self.n), Param::Ptr(self.out)]
+    }
+}
+
+/// `reverse_*` (device `presorted::reverse`): `n` words reversed in place.
+pub(crate) struct Reverse {
+    /// The word: `U32` or `U64`.
+    pub word: ItemKind,
+    pub p: DevPtr,
+    pub n: usize,
+}
+
+impl Kernel for Reverse {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::Reverse, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.p), u64(self.n)]
+    }
+}

@@ -140,6 +140,8 @@ pub(crate) enum Family {
     IotaRows,
     Gather,
     SearchBounds,
+    OrderScan,
+    Reverse,
 }
 
 impl Family {
@@ -173,6 +175,8 @@ impl Family {
             Family::IotaRows => names::IOTA_ROWS,
             Family::Gather => names::GATHER,
             Family::SearchBounds => names::SEARCH_BOUNDS,
+            Family::OrderScan => names::ORDER_SCAN,
+            Family::Reverse => names::REVERSE,
         }
     }
 }

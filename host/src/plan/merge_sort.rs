@@ -52,6 +52,7 @@ pub(crate) struct MergeRegions {
     pub sample_keys: usize,
     pub sample_vals: usize,
     pub parts: usize,
+    pub parts_bytes: usize,
 }
 
 /// Every decision of one merge sort.
@@ -110,15 +111,16 @@ impl MergeSortPlan {
         };
 
         let (regions, temp_bytes) = if passes == 0 {
-            (MergeRegions { keys: 0, vals: 0, sample_keys: 0, sample_vals: 0, parts: 0 }, 0)
+            (MergeRegions { keys: 0, vals: 0, sample_keys: 0, sample_vals: 0, parts: 0, parts_bytes: 0 }, 0)
         } else {
             let samples = n.div_ceil(SAMPLE_STRIDE as usize);
             let min_window = cfg.resolve(kind, 0, p).window();
             let mut l = Layout::default();
             let (keys, vals) = l.items(n, kind);
             let (sample_keys, sample_vals) = l.items(samples, kind);
-            let parts = l.region((n.div_ceil(min_window) + 1) * 8);
-            let regions = MergeRegions { keys, vals, sample_keys, sample_vals, parts };
+            let parts_bytes = (n.div_ceil(min_window) + 1) * 8;
+            let parts = l.region(parts_bytes);
+            let regions = MergeRegions { keys, vals, sample_keys, sample_vals, parts, parts_bytes };
             (regions, l.bytes())
         };
         Ok(MergeSortPlan {

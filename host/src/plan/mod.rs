@@ -10,6 +10,7 @@ pub(crate) mod merge_runs;
 pub(crate) mod merge_sort;
 pub(crate) mod paper;
 pub(crate) mod permute;
+pub(crate) mod presorted;
 pub(crate) mod segments;
 pub(crate) mod splitters;
 
@@ -22,6 +23,7 @@ use crate::policy::{self, Policy};
 use layout::Layout;
 use merge_sort::MergeSortPlan;
 use paper::PaperPlan;
+use presorted::PresortedPlan;
 
 /// A kernel a plan launches and the shape it launches it with.
 pub(crate) type Launch = (KernelId, Shape);
@@ -85,6 +87,8 @@ pub(crate) struct SortPlan {
     /// Where the algorithm's own regions start in temporary storage.
     pub algo_at: usize,
     pub algo: Algo,
+    /// The merge sort's scan of its input's order, when it makes one.
+    pub presorted: Option<PresortedPlan>,
     pub temp_bytes: usize,
 }
 
@@ -119,7 +123,13 @@ impl SortPlan {
         let mut l = Layout::default();
         let widened = (shape.narrow && n >= 2).then(|| l.region(n * 4));
         let algo_at = if algo_bytes > 0 { l.region(algo_bytes) } else { l.next() };
-        Ok(SortPlan { n, shape, widened, algo_at, algo, temp_bytes: l.bytes() })
+        let presorted = match &algo {
+            Algo::MergeSort(m) if m.passes > 0 && opts.presorted.scans(n, p) => {
+                Some(PresortedPlan::new(kind, n, l.region(PresortedPlan::WORDS_BYTES), p))
+            }
+            _ => None,
+        };
+        Ok(SortPlan { n, shape, widened, algo_at, algo, presorted, temp_bytes: l.bytes() })
     }
 
     /// The most temporary storage this sort needs on any GPU (the tuning
@@ -146,6 +156,9 @@ impl Launches for SortPlan {
                 out.push((KernelId::new(Family::BitonicFused, kind), b.block));
             }
             Algo::Paper(pp) => pp.launches(self.n, kind, out),
+        }
+        if let Some(p) = &self.presorted {
+            p.launches(out);
         }
     }
 }

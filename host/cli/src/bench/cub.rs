@@ -140,6 +140,19 @@ impl Bench<'_> {
         segments: Option<&[u32]>,
         tag: &str,
     ) {
+        self.cub_rows_case(suite, dist.name(), mode, input, segments, tag);
+    }
+
+    /// [`Bench::cub_rows_as`] of an input named `case`.
+    pub fn cub_rows_case<K: SortKey + bytemuck::Pod>(
+        &mut self,
+        suite: &'static str,
+        case: &'static str,
+        mode: CubMode,
+        input: &[K],
+        segments: Option<&[u32]>,
+        tag: &str,
+    ) {
         let Some(exe) = self.opts.cub.clone() else { return };
         let reps = self.opts.reps().max(10);
         let out = match run_harness(&exe, K::NAME, mode.arg, reps, bytemuck::cast_slice(input), segments) {
@@ -152,7 +165,7 @@ impl Bench<'_> {
                 algo: format!("{}{tag}", line.algo),
                 dtype: mode.dtype,
                 pairs: mode.pairs,
-                dist: dist.name(),
+                dist: case,
                 n: input.len(),
                 ms: line.ms_median,
                 bytes_per_key: 2 * (size_of::<K>() + mode.val_bytes),
@@ -160,7 +173,7 @@ impl Bench<'_> {
             });
         }
         for p in out.problems {
-            self.report.fail(format!("{suite} {} {} (cub_bench mode {}{tag}): {p}", mode.dtype, dist.name(), mode.arg));
+            self.report.fail(format!("{suite} {} {case} (cub_bench mode {}{tag}): {p}", mode.dtype, mode.arg));
         }
     }
 }

@@ -59,6 +59,20 @@ impl Bench<'_> {
         pairs: bool,
         input: &[K],
     ) -> Result<()> {
+        self.sort_row_case::<K, V>(suite, label, opts, dist.name(), pairs, input)
+    }
+
+    /// [`Bench::sort_row_with`] of an input named `case` (a shape no
+    /// [`Dist`] names: runs, one swap).
+    pub fn sort_row_case<K: SortKey, V: Position>(
+        &mut self,
+        suite: &'static str,
+        label: String,
+        opts: SortOptions,
+        case: &'static str,
+        pairs: bool,
+        input: &[K],
+    ) -> Result<()> {
         let n = input.len();
         let s = self.gpu.stream().clone();
         let (pristine, mut work) = self.upload(input)?;
@@ -86,7 +100,7 @@ impl Bench<'_> {
             algo: label,
             dtype: if pairs { pair_dtype::<K, V>() } else { K::NAME },
             pairs,
-            dist: dist.name(),
+            dist: case,
             n,
             ms,
             bytes_per_key: bytes,

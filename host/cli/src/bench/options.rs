@@ -19,6 +19,9 @@ pub enum Suite {
     Naive,
     /// Every input distribution at 2^24, beside CUB.
     Dists,
+    /// Keys already in order, reversed, a few runs, one swap (2^24..2^28),
+    /// with and without the scan of their order, beside CUB.
+    Presorted,
     /// Key types, 64-bit payloads, argsort and the stable sort, beside CUB.
     Types,
     /// GPU-Warpsort's tile and merge parameters.

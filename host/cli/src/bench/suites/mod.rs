@@ -4,6 +4,7 @@ mod basic;
 mod host;
 mod multigpu;
 mod paper;
+mod presorted;
 mod segments;
 mod startup;
 mod steps;
@@ -21,6 +22,7 @@ pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
         Suite::Sizes => basic::sizes(b),
         Suite::Naive => basic::naive(b),
         Suite::Dists => basic::dists(b),
+        Suite::Presorted => presorted::presorted(b),
         Suite::Types => types::types(b),
         Suite::Tune => tune::tune(b),
         Suite::Steps => steps::steps(b),

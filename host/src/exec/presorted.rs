@@ -1,0 +1,90 @@
+//! What a merge sort does first when its plan scans the input's order: the
+//! scan, one wait for its result, then nothing (sorted), one reversal
+//! (reversed), a merge of the runs (a few ascending runs), or nothing more
+//! here (the full sort follows).
+
+use cudarc::driver::sys::CUstreamCaptureStatus;
+use warpsort_kernels::config::order_scan;
+
+use super::keys::word;
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::launch::families::{OrderScan, Reverse};
+use crate::launch::{DevPtr, ItemKind, Items};
+use crate::plan::merge_runs::MergeRunsPlan;
+use crate::plan::merge_sort::MergeSortPlan;
+use crate::plan::presorted::{Found, PresortedPlan};
+
+impl Gpu {
+    /// Scans `items` (keys in their ordered patterns) as `scan` says and
+    /// finishes the sort when their order allows (`true`): a reversal, or a
+    /// merge of the runs through the merge sort's regions of `sort` at
+    /// `algo_temp`. `false`: nothing changed, the full sort is needed. No
+    /// scan (`false`) while the stream is captured into a graph: the scan
+    /// waits for its result.
+    pub(crate) fn presorted(
+        &self,
+        items: &Items,
+        sort: &MergeSortPlan,
+        scan: &PresortedPlan,
+        temp: DevPtr,
+        algo_temp: DevPtr,
+    ) -> Result<bool> {
+        if self.capturing() {
+            return Ok(false);
+        }
+        let ranked = matches!(items.kind, ItemKind::U32Rank | ItemKind::U64Rank);
+        match Found::from_words(&self.scan_words(items, scan, temp + scan.words_at as u64)?, items.n, ranked) {
+            Found::Sorted => Ok(true),
+            Found::Reversed => {
+                self.launch(&Reverse { word: items.kind.keys_only(), p: items.keys, n: items.n }, scan.reverse)?;
+                if items.kind.pairs() {
+                    let w = word(items.kind.val_bytes());
+                    self.launch(&Reverse { word: w, p: items.vals, n: items.n }, scan.reverse)?;
+                }
+                Ok(true)
+            }
+            Found::Runs(lens) => {
+                let plan = MergeRunsPlan::new(items.kind, &lens, self.policy());
+                let r = &sort.regions;
+                if plan.parts_bytes > r.parts_bytes {
+                    return Ok(false);
+                }
+                let at = |offset: usize| algo_temp + offset as u64;
+                let tmp = items.moved_to(at(r.keys), at(r.vals));
+                let parts = at(r.parts);
+                // Rounds alternate between the items and `tmp`: an odd
+                // number starts from a copy so that the last ends in place.
+                if plan.rounds.len() % 2 == 1 {
+                    self.copy_items(items, &tmp, 0, items.n)?;
+                    self.merge_runs(&tmp, items, items, &plan, parts)?;
+                } else {
+                    self.merge_runs(items, &tmp, items, &plan, parts)?;
+                }
+                Ok(true)
+            }
+            Found::Unsorted => Ok(false),
+        }
+    }
+
+    /// Runs the order scan over `items`' keys into the result words at
+    /// `words`, and waits for them.
+    pub(crate) fn scan_words(
+        &self,
+        items: &Items,
+        scan: &PresortedPlan,
+        words: DevPtr,
+    ) -> Result<[u64; order_scan::WORDS]> {
+        let mut w = [0u64; order_scan::WORDS];
+        self.zero(words, order_scan::STARTS * 8)?;
+        self.launch(&OrderScan { word: items.kind.keys_only(), keys: items.keys, n: items.n, out: words }, scan.scan)?;
+        self.download(words, &mut w)?;
+        Ok(w)
+    }
+
+    /// Whether the handle's stream is being captured into a graph (or its
+    /// status cannot be read: then as if it were).
+    fn capturing(&self) -> bool {
+        !matches!(self.stream().capture_status(), Ok(CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE))
+    }
+}

@@ -1,0 +1,264 @@
+//! Input already in order: the order scan alone against its CPU reference
+//! (flags, descents, run starts; early stops only where the input needs a
+//! full sort anyway), and sorts of sorted, reversed and run-made input
+//! (with and without the scan) against the CPU reference: every key type,
+//! both orders, pairs, stable pairs (a reversal must not reorder equal
+//! keys), argsort, sizes around the tiles and the runs' limit.
+
+use warpsort::kernels::config::{ORDER_SCAN_DESCENTS, order_scan};
+use warpsort::{Bits, Gpu, Order, Presorted, SortKey, SortOptions};
+use warpsort_testkit::data::{FromPattern, sorted_runs};
+use warpsort_testkit::{Dist, assert_pairs, cpu, keys, seed};
+
+warpsort_testkit::tests_main! {
+    gpu: [
+        scan_matches_the_cpu_reference,
+        presorted_keys_every_type_and_order,
+        presorted_pairs_stable_and_argsort,
+        scan_or_not_same_result_every_distribution,
+    ],
+}
+
+/// Sizes: one tile and less (no scan: one tile sorts at once), around the
+/// scan's warp step and the tiles, and millions.
+const SIZES: &[usize] = &[0, 1, 2, 33, 8192, 8193, 16_385, 100_003, (1 << 20) + 5, 3_000_017];
+
+/// How the input is laid out.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Sorted,
+    /// Descending, every key distinct where the type allows.
+    Reversed,
+    /// Descending with runs of equal keys.
+    ReversedTies,
+    AllEqual,
+    /// `r` ascending runs of uneven lengths.
+    Runs(usize),
+    /// Sorted but for one pair swapped.
+    OneSwap,
+}
+
+const SHAPES: [Shape; 10] = [
+    Shape::Sorted,
+    Shape::Reversed,
+    Shape::ReversedTies,
+    Shape::AllEqual,
+    Shape::Runs(2),
+    Shape::Runs(3),
+    Shape::Runs(17),
+    Shape::Runs(ORDER_SCAN_DESCENTS + 1),
+    Shape::Runs(ORDER_SCAN_DESCENTS + 2),
+    Shape::OneSwap,
+];
+
+/// `n` keys of `K` shaped as `shape` in the order `order` sorts by.
+fn shaped<K: SortKey>(shape: Shape, n: usize, order: Order, tag: u64) -> Vec<K>
+where
+    K::Bits: FromPattern,
+{
+    let s = seed(&format!("{shape:?}"), n) ^ tag;
+    let mut v: Vec<K> = match shape {
+        Shape::AllEqual => keys(Dist::AllEqual, n, s),
+        Shape::ReversedTies => keys(Dist::FewUnique, n, s),
+        _ => keys(Dist::Uniform, n, s),
+    };
+    let asc = |a: &K, b: &K| match order {
+        Order::Ascending => a.key_cmp(b),
+        Order::Descending => b.key_cmp(a),
+    };
+    match shape {
+        Shape::Sorted | Shape::AllEqual => v.sort_by(asc),
+        Shape::Reversed | Shape::ReversedTies => v.sort_by(|a, b| asc(b, a)),
+        Shape::Runs(r) => sorted_runs(&mut v, r, order, s),
+        Shape::OneSwap => {
+            v.sort_by(asc);
+            if n > 2 {
+                v.swap(n / 3, 2 * n / 3);
+            }
+        }
+    }
+    v
+}
+
+fn opts(presorted: Presorted, order: Order, stable: bool) -> SortOptions {
+    SortOptions { presorted, order, stable, ..Default::default() }
+}
+
+/// The scan's words for `keys` when no warp stops early.
+fn reference<B: Bits>(keys: &[B]) -> [u64; order_scan::WORDS] {
+    let mut w = [0u64; order_scan::WORDS];
+    for (i, p) in keys.windows(2).enumerate() {
+        let flag = match p[0].cmp(&p[1]) {
+            std::cmp::Ordering::Greater => {
+                let c = w[order_scan::COUNT] as usize;
+                if c < ORDER_SCAN_DESCENTS {
+                    w[order_scan::STARTS + c] = (i + 1) as u64;
+                }
+                w[order_scan::COUNT] += 1;
+                order_scan::DESCENT
+            }
+            std::cmp::Ordering::Less => order_scan::ASCENT,
+            std::cmp::Ordering::Equal => order_scan::EQUAL,
+        };
+        w[order_scan::FLAGS] |= flag as u64;
+    }
+    w
+}
+
+/// The scan's words from the GPU against the reference: exact where the
+/// scan must list every descent; with no ascent, every flag and more
+/// descents than listed; past that, only "more descents than listed, and an
+/// ascent" (warps stop once they know).
+fn check_scan<B: Bits>(g: &Gpu, input: &[B], what: &str) {
+    let d = g.stream().clone_htod(input).unwrap();
+    let got = g.scan_order(&d).unwrap();
+    let want = reference(input);
+    let (c, f) = (order_scan::COUNT, order_scan::FLAGS);
+    if want[c] as usize <= ORDER_SCAN_DESCENTS {
+        assert_eq!(got[..order_scan::STARTS], want[..order_scan::STARTS], "{what}: flags and count");
+        let mut starts = got[order_scan::STARTS..order_scan::STARTS + got[c] as usize].to_vec();
+        starts.sort_unstable();
+        assert_eq!(starts, want[order_scan::STARTS..order_scan::STARTS + want[c] as usize], "{what}: run starts");
+    } else if want[f] & order_scan::ASCENT as u64 == 0 {
+        // No ascent: every warp reads its keys (the count stops growing once
+        // past the list).
+        assert_eq!(got[f], want[f], "{what}: no ascent: every flag seen");
+        assert!(got[c] as usize > ORDER_SCAN_DESCENTS && got[c] <= want[c], "{what}: descents {}", got[c]);
+    } else {
+        assert!(got[c] as usize > ORDER_SCAN_DESCENTS, "{what}: descents {} <= the list", got[c]);
+        assert!(got[f] & order_scan::ASCENT as u64 != 0 && got[f] & !want[f] == 0, "{what}: flags {}", got[f]);
+        assert!(got[c] <= want[c], "{what}: more descents than there are");
+    }
+}
+
+fn scan_matches_the_cpu_reference(g: &Gpu) {
+    for &n in SIZES.iter().chain(&[31, 32, 511, 512, 513, 4095, 4097]) {
+        for shape in SHAPES {
+            check_scan::<u32>(g, &shaped::<u32>(shape, n, Order::Ascending, 1), &format!("u32 {shape:?} n={n}"));
+            check_scan::<u64>(g, &shaped::<u64>(shape, n, Order::Ascending, 2), &format!("u64 {shape:?} n={n}"));
+        }
+        for dist in Dist::ALL {
+            check_scan::<u32>(g, &keys::<u32>(dist, n, seed(dist.name(), n)), &format!("u32 {} n={n}", dist.name()));
+        }
+    }
+}
+
+/// Sorts `input` with `o` and compares with the CPU reference bit for bit.
+fn check_keys<K: SortKey>(g: &Gpu, input: &[K], o: &SortOptions, what: &str) {
+    let mut d = g.stream().clone_htod(input).unwrap();
+    g.sort_with(&mut d, o).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got = g.stream().clone_dtoh(&d).unwrap();
+    let mut want = input.to_vec();
+    cpu::sort(&mut want, o.order);
+    if let Some(i) = got.iter().zip(&want).position(|(a, b)| a.to_bits() != b.to_bits()) {
+        panic!("{what}: differs from the CPU reference first at {i}: got {:?}, want {:?}", got[i], want[i]);
+    }
+}
+
+fn keys_of<K: SortKey>(g: &Gpu, n: usize)
+where
+    K::Bits: FromPattern,
+{
+    for order in [Order::Ascending, Order::Descending] {
+        for shape in SHAPES {
+            let input = shaped::<K>(shape, n, order, 3);
+            for p in [Presorted::Always, Presorted::Never] {
+                check_keys(g, &input, &opts(p, order, false), &format!("{} {order:?} {shape:?} {p:?} n={n}", K::NAME));
+            }
+        }
+    }
+}
+
+fn presorted_keys_every_type_and_order(g: &Gpu) {
+    for &n in SIZES {
+        keys_of::<u32>(g, n);
+        keys_of::<u64>(g, n);
+        if n <= 100_003 {
+            keys_of::<i32>(g, n);
+            keys_of::<f32>(g, n);
+            keys_of::<i64>(g, n);
+            keys_of::<f64>(g, n);
+            keys_of::<u16>(g, n);
+            keys_of::<i16>(g, n);
+        }
+    }
+}
+
+/// Key-value sorts (values: input positions; stable: the exact stable order),
+/// 64-bit values, and argsort, of shaped input.
+fn pairs_of<K: SortKey + PartialOrd>(g: &Gpu, n: usize)
+where
+    K::Bits: FromPattern,
+{
+    let s = g.stream();
+    for order in [Order::Ascending, Order::Descending] {
+        for shape in SHAPES {
+            let input = shaped::<K>(shape, n, order, 4);
+            let vals: Vec<u32> = (0..n as u32).collect();
+            for stable in [false, true] {
+                let o = opts(Presorted::Always, order, stable);
+                let what = format!("{} pairs {order:?} {shape:?} stable={stable} n={n}", K::NAME);
+                let (mut dk, mut dv) = (s.clone_htod(&input).unwrap(), s.clone_htod(&vals).unwrap());
+                g.sort_pairs(&mut dk, &mut dv, &o).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let (ok, ov) = (s.clone_dtoh(&dk).unwrap(), s.clone_dtoh(&dv).unwrap());
+                assert_pairs(&input, &ok, &ov, order, &what);
+                if stable {
+                    let (mut wk, mut wv) = (input.clone(), vals.clone());
+                    cpu::sort_pairs(&mut wk, &mut wv, order);
+                    assert_eq!(ov, wv, "{what}: not the stable order");
+                }
+                // 64-bit values.
+                let wide: Vec<u64> = (0..n as u64).map(|i| i * 0x1_0000_0001).collect();
+                let (mut dk, mut dw) = (s.clone_htod(&input).unwrap(), s.clone_htod(&wide).unwrap());
+                g.sort_pairs(&mut dk, &mut dw, &o).unwrap_or_else(|e| panic!("{what} u64: {e}"));
+                let got: Vec<u32> = s.clone_dtoh(&dw).unwrap().into_iter().map(|v| (v >> 32) as u32).collect();
+                assert_pairs(&input, &s.clone_dtoh(&dk).unwrap(), &got, order, &format!("{what}, u64 values"));
+                // Argsort.
+                let dk = s.clone_htod(&input).unwrap();
+                let p: Vec<usize> =
+                    s.clone_dtoh(&g.argsort(&dk, &o).unwrap()).unwrap().into_iter().map(|x| x as usize).collect();
+                if stable {
+                    assert_eq!(p, cpu::argsort(&input, order), "{what}: stable argsort");
+                } else {
+                    assert!(cpu::is_argsort_of(&input, &p, order), "{what}: argsort");
+                }
+            }
+        }
+    }
+}
+
+fn presorted_pairs_stable_and_argsort(g: &Gpu) {
+    for &n in SIZES.iter().filter(|&&n| n <= (1 << 20) + 5) {
+        pairs_of::<u32>(g, n);
+        if n <= 100_003 {
+            pairs_of::<u64>(g, n);
+            pairs_of::<u16>(g, n);
+            pairs_of::<f32>(g, n);
+        }
+    }
+}
+
+/// Inputs the scan sends to the full sort (and those it does not): the
+/// same result with and without it.
+fn scan_or_not_same_result_every_distribution(g: &Gpu) {
+    for n in [8193, 100_003, (1 << 20) + 5] {
+        for dist in Dist::ALL {
+            let input: Vec<u32> = keys(dist, n, seed(dist.name(), n));
+            for order in [Order::Ascending, Order::Descending] {
+                check_keys(
+                    g,
+                    &input,
+                    &opts(Presorted::Always, order, false),
+                    &format!("u32 {} {order:?} n={n}", dist.name()),
+                );
+            }
+            let input: Vec<f64> = keys(dist, n, seed(dist.name(), n) ^ 9);
+            check_keys(
+                g,
+                &input,
+                &opts(Presorted::Always, Order::Ascending, false),
+                &format!("f64 {} n={n}", dist.name()),
+            );
+        }
+    }
+}
