@@ -3,12 +3,14 @@
 //! racecheck and synccheck (`compute-sanitizer --tool racecheck
 //! ./families-* --test-threads=1`).
 
-use warpsort::{Algorithm, Gpu, MergeKernel, MergeSortConfig, Order, SegmentKernel, SortKey, SortOptions, TileSort};
-use warpsort_testkit::data::random_offsets;
+use warpsort::{
+    Algorithm, Gpu, MergeKernel, MergeSortConfig, Order, Presorted, SegmentKernel, SortKey, SortOptions, TileSort,
+};
+use warpsort_testkit::data::{random_offsets, sorted_runs};
 use warpsort_testkit::{Dist, check_sort, check_sort_pairs, cpu, keys};
 
 warpsort_testkit::tests_main! {
-    gpu: [merge_sorts, bitonic_and_paper, segmented_family, permutations_and_checks],
+    gpu: [merge_sorts, presorted_input, bitonic_and_paper, segmented_family, permutations_and_checks],
 }
 
 /// Two tiles' worth and more: step 1, partitions and merge passes.
@@ -27,6 +29,21 @@ fn merge_sorts(g: &Gpu) {
     }
     check_sort::<i16>(g, Dist::Gaussian, N, &SortOptions::default());
     check_sort::<f64>(g, Dist::Uniform, N, &SortOptions { stable: true, ..Default::default() });
+}
+
+/// The order scan, the reversal and the merge of runs (sorts that scan).
+fn presorted_input(g: &Gpu) {
+    let scan = SortOptions { presorted: Presorted::Always, ..Default::default() };
+    for dist in [Dist::Sorted, Dist::Reverse, Dist::Uniform] {
+        check_sort::<u32>(g, dist, N, &scan);
+        check_sort_pairs::<u64>(g, dist, N, &SortOptions { stable: true, ..scan });
+    }
+    let mut input: Vec<u32> = keys(Dist::Uniform, N, 5);
+    sorted_runs(&mut input, 5, Order::Ascending, 5);
+    let mut d = g.stream().clone_htod(&input).unwrap();
+    g.sort_with(&mut d, &scan).unwrap();
+    input.sort_unstable();
+    assert_eq!(g.stream().clone_dtoh(&d).unwrap(), input, "five runs merged");
 }
 
 fn bitonic_and_paper(g: &Gpu) {
