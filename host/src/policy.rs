@@ -56,6 +56,10 @@ pub(crate) struct Policy {
     /// Merge sorts of at least this many items scan their input's order
     /// first (`Presorted::Auto`).
     pub presorted_min_items: usize,
+    /// Key-value sorts of 4-byte keys with 8-byte values of at least this
+    /// many items sort the keys with `u32` positions and gather the values
+    /// once at the end (see `plan::permute::PairsPlan`).
+    pub gather_values_min_items: usize,
     /// Threads per block of the order scan.
     pub order_scan_threads: u32,
     /// Grid cap of the order scan (about the blocks resident at once: the
@@ -128,6 +132,7 @@ pub(crate) const HOPPER: Policy = Policy {
     bitonic_stage_threads: 256,
     paper_threads: 128,
     presorted_min_items: 1 << 24,
+    gather_values_min_items: 1 << 19,
     order_scan_threads: 256,
     order_scan_max_blocks: 256,
 };

@@ -115,6 +115,22 @@ fn a_callers_scratch_grows_only_when_too_small(g: &Gpu) {
         warpsort_testkit::assert_pairs(&input, &ok, &ov, order, "pairs with a reserved scratch");
     }
     assert_eq!(s.allocations(), 1, "the reserved storage sufficed");
+    // u32 keys with u64 values move the values once, by sorted positions:
+    // the query covers that too, stable or not.
+    for o in [SortOptions::default(), SortOptions { stable: true, ..Default::default() }] {
+        let need = Gpu::sort_temp_bytes(&o, n, 4, 8);
+        let mut s = Scratch::with_capacity(&g, need).unwrap();
+        let input: Vec<u32> = keys(Dist::FewUnique, n, 10);
+        let vals: Vec<u64> = (0..n as u64).map(|i| i * 0x1_0000_0001).collect();
+        let mut dk = g.stream().clone_htod(&input).unwrap();
+        let mut dv = g.stream().clone_htod(&vals).unwrap();
+        g.sort_pairs_with_scratch(&mut dk, &mut dv, &o, &mut s).unwrap();
+        let (ok, ov) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
+        // Each value's halves both hold its input position, once each.
+        let pos: Vec<u32> = ov.iter().map(|&v| if v >> 32 == v & 0xffff_ffff { v as u32 } else { u32::MAX }).collect();
+        warpsort_testkit::assert_pairs(&input, &ok, &pos, Order::Ascending, "u64 values with a reserved scratch");
+        assert_eq!(s.allocations(), 1, "the reserved storage sufficed (stable: {})", o.stable);
+    }
     s.reserve(&g, need / 2).unwrap();
     assert_eq!(s.allocations(), 1, "reserving less is a no-op");
     // Bitonic needs none, and leaves the storage alone.
@@ -180,10 +196,15 @@ fn temporary_storage_grows_with_n() {
     // host-side computation: no GPU needed (the plans' own test covers
     // every table and more sizes).
     let small = 1usize << 20;
-    let ns = [1usize, 8193, 100_003, small - 1, small, small + 1, 2 * small, 2 * small + 7, 1 << 24];
-    for algorithm in [Algorithm::MergeSort, Algorithm::WarpsortPaper, Algorithm::Bitonic] {
-        let opts = SortOptions { algorithm, ..Default::default() };
-        for (kb, vb) in [(4, 0), (4, 4), (8, 0), (4, 8), (8, 8), (2, 0)] {
+    let ns = [1usize, 4096, 4097, 8193, 100_003, small - 1, small, small + 1, 2 * small, 2 * small + 7, 1 << 24];
+    for (algorithm, stable) in [
+        (Algorithm::MergeSort, false),
+        (Algorithm::MergeSort, true),
+        (Algorithm::WarpsortPaper, false),
+        (Algorithm::Bitonic, false),
+    ] {
+        let opts = SortOptions { algorithm, stable, ..Default::default() };
+        for (kb, vb) in [(4, 0), (4, 4), (8, 0), (4, 8), (8, 8), (2, 0), (2, 8)] {
             for w in ns.windows(2) {
                 let (a, b) = (Gpu::sort_temp_bytes(&opts, w[0], kb, vb), Gpu::sort_temp_bytes(&opts, w[1], kb, vb));
                 assert!(a <= b, "{algorithm:?} {kb}+{vb} bytes: {a} bytes for n = {}, {b} for n = {}", w[0], w[1]);

@@ -15,7 +15,7 @@ use crate::key::{Order, Payload, SortKey};
 use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
 use crate::plan::SortShape;
-use crate::plan::permute::{ArgsortPlan, StablePlan};
+use crate::plan::permute::{ArgsortPlan, GatherPlan};
 use crate::plan::segments::{OffsetsPlan, RowsPlan};
 
 use super::sort::STABLE_MAX_LEN;
@@ -378,9 +378,9 @@ impl Gpu {
                 if !stable {
                     return self.with_scratch(None, rows.temp_bytes, |t| self.run_rows(items, &rows, mode, t));
                 }
-                let plan = StablePlan::new(n, vb, rows);
+                let plan = GatherPlan::new(n, vb, true, rows);
                 self.with_scratch(None, plan.temp_bytes, |temp| {
-                    self.run_stable(items, vb, &plan, temp, |ranked, t| self.run_rows(ranked, &plan.inner, mode, t))
+                    self.run_gathered(items, vb, &plan, temp, |ranked, t| self.run_rows(ranked, &plan.inner, mode, t))
                 })
             }
             Cut::Offsets(off, segs) => {
@@ -391,9 +391,9 @@ impl Gpu {
                         self.run_offsets(items, off, &offsets, opts, mode, t)
                     });
                 }
-                let plan = StablePlan::new(n, vb, offsets);
+                let plan = GatherPlan::new(n, vb, true, offsets);
                 self.with_scratch(None, plan.temp_bytes, |temp| {
-                    self.run_stable(items, vb, &plan, temp, |ranked, t| {
+                    self.run_gathered(items, vb, &plan, temp, |ranked, t| {
                         self.run_offsets(ranked, off, &plan.inner, opts, mode, t)
                     })
                 })

@@ -10,7 +10,7 @@ use crate::gpu::scratch::Scratch;
 use crate::key::{Payload, SortKey};
 use crate::launch::Items;
 use crate::options::SortOptions;
-use crate::plan::permute::StablePlan;
+use crate::plan::permute::PairsPlan;
 use crate::plan::{SortPlan, SortShape};
 
 /// The most items a stable sort ranks: positions `0..u32::MAX - 1` are
@@ -140,10 +140,10 @@ impl Gpu {
         self.sort_pair_items(&items, shape, mode, opts, scratch)
     }
 
-    /// Sorts key-value `items` (keys mapped under `mode` around the sort):
-    /// stably when `opts.stable` (the keys sorted with their positions as
-    /// ranks, then the values gathered), else as any sort; key-only items
-    /// as any sort.
+    /// Sorts key-value `items` (keys mapped under `mode` around the sort),
+    /// stably when `opts.stable`, the values moved as the plan says (with
+    /// the keys, or gathered once by positions sorted with them); key-only
+    /// items as any sort.
     pub(crate) fn sort_pair_items(
         &self,
         items: &Items,
@@ -153,17 +153,15 @@ impl Gpu {
         scratch: Option<&mut Scratch>,
     ) -> Result<()> {
         let (n, vb) = (items.n, shape.kind.val_bytes());
-        if !opts.stable || vb == 0 {
-            return self.sort_items(items, shape, mode, opts, scratch);
+        match PairsPlan::new(opts, shape, n, self.policy())? {
+            PairsPlan::WithKeys(plan) => {
+                self.with_scratch(scratch, plan.temp_bytes, |temp| self.run_sort(items, &plan, mode, temp))
+            }
+            PairsPlan::Gathered { .. } if n < 2 => Ok(()),
+            PairsPlan::Gathered { plan, temp_bytes } => self.with_scratch(scratch, temp_bytes, |temp| {
+                self.run_gathered(items, vb, &plan, temp, |keyed, inner| self.run_sort(keyed, &plan.inner, mode, inner))
+            }),
         }
-        let keys = SortShape { kind: shape.kind.keys_only(), ..shape };
-        let plan = StablePlan::new(n, vb, SortPlan::new(opts, keys.ranked(), n, self.policy())?);
-        if n < 2 {
-            return Ok(());
-        }
-        self.with_scratch(scratch, plan.temp_bytes, |temp| {
-            self.run_stable(items, vb, &plan, temp, |ranked, inner| self.run_sort(ranked, &plan.inner, mode, inner))
-        })
     }
 
     /// Plans and runs a sort of `items`, its storage asked for before any
@@ -185,8 +183,10 @@ impl Gpu {
     /// 0 value bytes for key-only), on any GPU: for the merge sort `n + c` of
     /// the paper's `2n + c` (nothing up to one tile), where `c` is the merge
     /// samples (`n / 32` items) and partitions (8 bytes per merge window);
-    /// for a stable key-value sort also the ranks and a copy of the values;
-    /// for the bitonic sorts nothing. Ask before sorting, e.g. to reserve a
+    /// for a key-value sort that moves its values once at the end (a stable
+    /// one; 4-byte keys with 8-byte values) also the positions sorted with
+    /// the keys (4 bytes an item; the values are gathered into the sort's
+    /// storage, or beside it up to one tile); for the bitonic sorts nothing. Ask before sorting, e.g. to reserve a
     /// [`Scratch`] or to split work that would not fit; the host-slice sorts
     /// need the items' own size on top.
     ///
@@ -216,20 +216,6 @@ impl Gpu {
     /// # Ok::<(), warpsort::Error>(())
     /// ```
     pub fn sort_temp_bytes(opts: &SortOptions, n: usize, key_bytes: usize, val_bytes: usize) -> usize {
-        let shape = SortShape::new(key_bytes, val_bytes);
-        if !(opts.stable && val_bytes > 0) {
-            return SortPlan::temp_bytes_any_gpu(opts, shape, n);
-        }
-        let inner = SortPlan::temp_bytes_any_gpu(opts, SortShape::new(key_bytes, 0).ranked(), n);
-        StablePlan::new(n, val_bytes, Bytes(inner)).temp_bytes
-    }
-}
-
-/// A sort's storage size alone, for [`Gpu::sort_temp_bytes`]'s stable layout.
-struct Bytes(usize);
-
-impl crate::plan::permute::Inner for Bytes {
-    fn temp_bytes(&self) -> usize {
-        self.0
+        PairsPlan::temp_bytes_any_gpu(opts, SortShape::new(key_bytes, val_bytes), n)
     }
 }

@@ -1,14 +1,15 @@
-//! Argsort and the stable key-value sort, over any sort (`sort`: a full
-//! sort, rows, segments given by offsets): the keys sorted with positions
-//! as payloads (or ranks, compared after the key when stable), then for the
-//! stable sort the values gathered by the sorted positions.
+//! Argsort and the key-value sorts that move their values once, over any
+//! sort (`sort`: a full sort, rows, segments given by offsets): the keys
+//! sorted with positions as payloads (or ranks, compared after the key when
+//! stable), then for the key-value sorts the values gathered by the sorted
+//! positions.
 
 use crate::error::Result;
 use crate::exec::keys::word;
 use crate::gpu::Gpu;
 use crate::launch::families::{Gather, Iota, IotaRows};
 use crate::launch::{DevPtr, ItemKind, Items};
-use crate::plan::permute::{ArgsortPlan, StablePlan};
+use crate::plan::permute::{ArgsortPlan, GatherPlan};
 
 /// Which positions an argsort writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,23 +86,26 @@ impl Gpu {
         }
     }
 
-    /// The stable key-value sort of `items` (values of `val_bytes`): the keys
-    /// sorted with their positions as ranks by `sort`, then the values
-    /// gathered by the sorted ranks.
-    pub(crate) fn run_stable<P>(
+    /// The key-value sort of `items` (values of `val_bytes`) that moves the
+    /// values once: the keys sorted by `sort` (given the items and its own
+    /// storage) with their positions as payloads (as ranks when the plan is
+    /// stable), then the values gathered by the sorted positions.
+    pub(crate) fn run_gathered<P>(
         &self,
         items: &Items,
         val_bytes: usize,
-        plan: &StablePlan<P>,
+        plan: &GatherPlan<P>,
         temp: DevPtr,
         sort: impl FnOnce(&Items, DevPtr) -> Result<()>,
     ) -> Result<()> {
         let n = items.n;
         let at = |offset: usize| temp + offset as u64;
-        let (ranks, moved) = (at(plan.ranks), at(plan.moved));
-        self.iota(ItemKind::U32, ranks, n)?;
-        sort(&items.with_ranks(ranks), at(plan.inner_at))?;
-        self.gather(val_bytes, items.vals, ranks, moved, n)?;
+        let (positions, moved) = (at(plan.positions), at(plan.moved));
+        self.iota(ItemKind::U32, positions, n)?;
+        let keyed = if plan.stable { items.with_ranks(positions) } else { items.with_vals(positions, 4) };
+        sort(&keyed, at(plan.inner_at))?;
+        // The sort is over: `moved` may reuse its storage.
+        self.gather(val_bytes, items.vals, positions, moved, n)?;
         self.copy_dtod(items.vals, moved, n * val_bytes)
     }
 }

@@ -11,10 +11,10 @@ use std::ops::Range;
 use crate::error::{Error, Result};
 use crate::launch::ItemKind;
 use crate::options::SortOptions;
+use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
-use crate::plan::permute::StablePlan;
+use crate::plan::permute::PairsPlan;
 use crate::plan::splitters::{bucket_ends, sample_positions, splitters};
-use crate::plan::{SortPlan, SortShape};
 use crate::policy::{Policy, STREAMING};
 
 /// The fewest items a run or a bucket may hold beyond the GPU: a limit
@@ -64,11 +64,7 @@ pub(crate) struct StreamPlan {
 /// Device bytes of the sort of one run of `len` items.
 pub(crate) fn run_temp(opts: &SortOptions, w: &Work, len: usize, p: &Policy) -> Result<usize> {
     let (kb, vb) = (w.kind.key_bytes(), w.kind.val_bytes());
-    if opts.stable && vb > 0 {
-        let inner = SortPlan::new(opts, SortShape::new(kb, 0).ranked(), len, p)?;
-        return Ok(StablePlan::new(len, vb, inner).temp_bytes);
-    }
-    Ok(SortPlan::new(opts, SortShape::new(kb, vb), len, p)?.temp_bytes)
+    Ok(PairsPlan::new(opts, SortShape::new(kb, vb), len, p)?.temp_bytes())
 }
 
 /// Cuts `n` items into `k` runs as even as can be.

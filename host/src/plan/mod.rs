@@ -19,7 +19,7 @@ use warpsort_kernels::config::{BLOCK_THREADS, BLOCK_TILE};
 use crate::error::Result;
 use crate::launch::{Family, ItemKind, KernelId, Shape};
 use crate::options::{Algorithm, SortOptions};
-use crate::policy::{self, Policy};
+use crate::policy::Policy;
 use layout::Layout;
 use merge_sort::MergeSortPlan;
 use paper::PaperPlan;
@@ -52,6 +52,13 @@ impl SortShape {
     /// The same keys ranked by their positions (stable sorts).
     pub fn ranked(self) -> Self {
         SortShape { kind: self.kind.ranked(), ..self }
+    }
+
+    /// The same keys with their `u32` positions as payloads: ranks when
+    /// `stable`, plain payloads otherwise (values gathered after the sort).
+    pub fn positioned(self, stable: bool) -> Self {
+        let kind = ItemKind::new(self.kind.key_bytes(), 4);
+        SortShape { kind: if stable { kind.ranked() } else { kind }, ..self }
     }
 }
 
@@ -133,10 +140,12 @@ impl SortPlan {
     }
 
     /// The most temporary storage this sort needs on any GPU (the tuning
-    /// tables may differ in tiles and windows): what
+    /// tables may differ in tiles and windows); for key-value sorts,
+    /// `permute::PairsPlan::temp_bytes_any_gpu` is what
     /// [`Gpu::sort_temp_bytes`](crate::Gpu::sort_temp_bytes) answers.
+    #[cfg(test)]
     pub fn temp_bytes_any_gpu(opts: &SortOptions, shape: SortShape, n: usize) -> usize {
-        policy::ALL
+        crate::policy::ALL
             .iter()
             .filter_map(|p| SortPlan::new(opts, shape, n, p).ok())
             .map(|p| p.temp_bytes)

@@ -1,11 +1,15 @@
 //! Plans of the operations that make or apply a permutation: argsort (the
 //! keys sorted as a copy beside their positions) and the stable key-value
 //! sort (the keys sorted with their positions as ranks, then the values
-//! gathered), over a full sort or a segmented one (`Inner`).
+//! gathered), over a full sort or a segmented one (`Inner`); and how a
+//! full key-value sort moves its values (`PairsPlan`).
 
-use super::SortPlan;
 use super::layout::Layout;
 use super::segments::{OffsetsPlan, RowsPlan};
+use super::{Algo, SortPlan, SortShape};
+use crate::error::Result;
+use crate::options::SortOptions;
+use crate::policy::{self, Policy};
 
 /// A sort an argsort or a stable sort runs inside its own storage.
 pub(crate) trait Inner {
@@ -54,25 +58,93 @@ impl<P: Inner> ArgsortPlan<P> {
     }
 }
 
-/// A stable key-value sort's storage: the ranks, the gathered values, then
-/// the sort's own.
+/// The storage of a key-value sort whose values move once, at the end: the
+/// keys sorted with their `u32` positions as payloads (as ranks when
+/// stable), then the values gathered by the sorted positions into `moved`
+/// and copied back. `moved` lies in the sort's own storage when that is
+/// large enough (the sort is over by the gather), else in a region of its
+/// own: such a sort needs about the storage of one that moves its values
+/// with the keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct StablePlan<P> {
-    pub ranks: usize,
+pub(crate) struct GatherPlan<P> {
+    /// Ranks when stable, plain payloads otherwise.
+    pub stable: bool,
+    pub positions: usize,
     pub moved: usize,
     pub inner_at: usize,
     pub inner: P,
     pub temp_bytes: usize,
 }
 
-impl<P: Inner> StablePlan<P> {
-    /// `n` items with values of `val_bytes`.
-    pub fn new(n: usize, val_bytes: usize, inner: P) -> Self {
+impl<P: Inner> GatherPlan<P> {
+    /// `n` items with values of `val_bytes`, `inner` sorting the keys with
+    /// the positions.
+    pub fn new(n: usize, val_bytes: usize, stable: bool, inner: P) -> Self {
         let mut l = Layout::default();
-        let ranks = l.region(n * 4);
-        let moved = l.region(n * val_bytes);
+        let positions = l.region(n * 4);
         let inner_at = l.region(inner.temp_bytes());
-        StablePlan { ranks, moved, inner_at, inner, temp_bytes: l.bytes() }
+        let moved = if inner.temp_bytes() >= n * val_bytes { inner_at } else { l.region(n * val_bytes) };
+        GatherPlan { stable, positions, moved, inner_at, inner, temp_bytes: l.bytes() }
+    }
+}
+
+/// How a full key-value sort moves its values: with their keys through
+/// every pass, or once at the end (`GatherPlan`). The values are gathered
+/// when the sort is stable (the positions rank equal keys), and when the
+/// positions make the merge sort's items narrower than the values do (4-byte
+/// keys with 8-byte values: 8-byte items instead of 16, so twice the tile
+/// and a third fewer bytes each pass) in sorts of at least
+/// `policy.gather_values_min_items` (below, the gather's own launches cost
+/// what the narrower passes save).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairsPlan {
+    WithKeys(SortPlan),
+    Gathered {
+        plan: GatherPlan<SortPlan>,
+        /// At least what moving the values with the keys needs, so that
+        /// storage grows with `n` across the switch.
+        temp_bytes: usize,
+    },
+}
+
+impl PairsPlan {
+    /// The plan of a sort of `n` items of `shape` (key-only items: always
+    /// `WithKeys`).
+    pub fn new(opts: &SortOptions, shape: SortShape, n: usize, p: &Policy) -> Result<Self> {
+        let vb = shape.kind.val_bytes();
+        let gathered = |stable, at_least| -> Result<Self> {
+            let inner = SortPlan::new(opts, shape.positioned(stable), n, p)?;
+            let plan = GatherPlan::new(n, vb, stable, inner);
+            Ok(PairsPlan::Gathered { plan, temp_bytes: plan.temp_bytes.max(at_least) })
+        };
+        if vb > 0 && opts.stable {
+            return gathered(true, 0);
+        }
+        let with_keys = SortPlan::new(opts, shape, n, p)?;
+        let merges = matches!(with_keys.algo, Algo::MergeSort(m) if m.passes > 0);
+        let narrower = shape.positioned(false).kind.item_bytes() < shape.kind.item_bytes();
+        if vb > 0 && merges && narrower && n >= p.gather_values_min_items {
+            gathered(false, with_keys.temp_bytes)
+        } else {
+            Ok(PairsPlan::WithKeys(with_keys))
+        }
+    }
+
+    pub fn temp_bytes(&self) -> usize {
+        match self {
+            PairsPlan::WithKeys(s) => s.temp_bytes,
+            PairsPlan::Gathered { temp_bytes, .. } => *temp_bytes,
+        }
+    }
+
+    /// The most temporary storage this sort needs on any GPU.
+    pub fn temp_bytes_any_gpu(opts: &SortOptions, shape: SortShape, n: usize) -> usize {
+        policy::ALL
+            .iter()
+            .filter_map(|p| PairsPlan::new(opts, shape, n, p).ok())
+            .map(|p| p.temp_bytes())
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -82,7 +154,7 @@ impl<P: Inner> Inner for ArgsortPlan<P> {
     }
 }
 
-impl<P: Inner> Inner for StablePlan<P> {
+impl<P: Inner> Inner for GatherPlan<P> {
     fn temp_bytes(&self) -> usize {
         self.temp_bytes
     }

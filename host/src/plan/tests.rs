@@ -104,3 +104,57 @@ fn plans_list_their_launches() {
         assert_eq!(SortPlan::new(&o, SortShape::new(4, 0), n, &crate::policy::HOPPER).unwrap().algo, Algo::Nothing);
     }
 }
+
+/// How key-value sorts move their values: once at the end when stable, and
+/// when positions make the merge sort's items narrower (4-byte keys with
+/// 8-byte values) from a size on when it merges; with the keys otherwise.
+/// The gathered values reuse the sort's storage, so the storage stays that
+/// of the sort that moves them with the keys, and it grows with `n` across
+/// the switch.
+#[test]
+fn pairs_move_their_values_as_planned() {
+    use permute::PairsPlan;
+    let o = SortOptions::default();
+    let stable = SortOptions { stable: true, ..o };
+    let gathered = |opts: &SortOptions, kb, vb, n, p| match PairsPlan::new(opts, SortShape::new(kb, vb), n, p).unwrap()
+    {
+        PairsPlan::Gathered { plan, .. } => Some((plan.stable, plan.inner.shape.kind)),
+        PairsPlan::WithKeys(_) => None,
+    };
+    for p in ALL {
+        let n = 1 << 20;
+        assert_eq!(gathered(&o, 4, 8, n, p), Some((false, ItemKind::U32U32)));
+        assert_eq!(gathered(&o, 2, 8, n, p), Some((false, ItemKind::U32U32)));
+        let from = p.gather_values_min_items;
+        assert_eq!(gathered(&o, 4, 8, from - 1, p), None, "below the policy's size");
+        assert_eq!(gathered(&o, 4, 8, from, p), Some((false, ItemKind::U32U32)));
+        for (kb, vb) in [(4, 4), (8, 4), (8, 8), (4, 0)] {
+            assert_eq!(gathered(&o, kb, vb, n, p), None, "{kb}+{vb}");
+        }
+        assert_eq!(gathered(&SortOptions::algorithm(Algorithm::Bitonic), 4, 8, n, p), None);
+        assert_eq!(gathered(&stable, 8, 8, n, p), Some((true, ItemKind::U64Rank)));
+        assert_eq!(gathered(&stable, 4, 8, 3, p), Some((true, ItemKind::U32Rank)));
+        assert_eq!(gathered(&stable, 4, 0, n, p), None);
+
+        let with_keys = SortPlan::new(&o, SortShape::new(4, 8), n, p).unwrap().temp_bytes;
+        let PairsPlan::Gathered { plan, temp_bytes } = PairsPlan::new(&o, SortShape::new(4, 8), n, p).unwrap() else {
+            panic!("u32 keys with u64 values at 2^20 gather their values")
+        };
+        assert!(plan.temp_bytes <= with_keys && temp_bytes == with_keys, "{} > {with_keys}", plan.temp_bytes);
+
+        let mut sizes: Vec<usize> = vec![0, 1, 2, 4095, 4096, 4097, 8191, 8192, 8193, 16385, from - 1, from + 1];
+        sizes.extend((14..=24).flat_map(|p| [(1usize << p) - 1, 1 << p, (1 << p) + 1]));
+        sizes.sort();
+        for opts in options().into_iter().chain([stable]) {
+            for (kb, vb) in [(4, 8), (2, 8), (8, 8), (4, 4), (8, 4)] {
+                let mut last = 0;
+                for &n in &sizes {
+                    let t = PairsPlan::new(&opts, SortShape::new(kb, vb), n, p).unwrap().temp_bytes();
+                    assert!(t >= last, "{}: {opts:?} {kb}+{vb}: {t} bytes for n = {n} after {last}", p.name);
+                    assert!(t <= PairsPlan::temp_bytes_any_gpu(&opts, SortShape::new(kb, vb), n));
+                    last = t;
+                }
+            }
+        }
+    }
+}

@@ -24,6 +24,9 @@ pub enum Suite {
     Presorted,
     /// Key types, 64-bit payloads, argsort and the stable sort, beside CUB.
     Types,
+    /// u32 keys with u64 values against n (2^12..2^28), unstable and
+    /// stable, beside CUB.
+    Values,
     /// GPU-Warpsort's tile and merge parameters.
     Tune,
     /// Time per kernel of GPU-Warpsort and bitonic sort.

@@ -24,6 +24,7 @@ pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
         Suite::Dists => basic::dists(b),
         Suite::Presorted => presorted::presorted(b),
         Suite::Types => types::types(b),
+        Suite::Values => types::values(b),
         Suite::Tune => tune::tune(b),
         Suite::Steps => steps::steps(b),
         Suite::Paper => paper::paper_suite(b),

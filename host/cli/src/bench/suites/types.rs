@@ -39,6 +39,30 @@ pub fn types(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
+/// The values suite: `u32` keys with `u64` values (uniform) against `n`,
+/// unstable and stable, beside CUB's merge and radix sorts of the same
+/// pairs: the sizes where the values move by sorted positions and where
+/// they do not.
+pub fn values(b: &mut Bench) -> Result<()> {
+    let ns: Vec<usize> = if b.opts.quick {
+        vec![1 << 12, 1 << 16, 1 << 20, 1 << 24]
+    } else {
+        [12, 13, 14, 16, 18, 20, 22, 24, 26, 28].map(|p| 1usize << p).to_vec()
+    };
+    let ws = SortOptions::default();
+    let stable = SortOptions { stable: true, ..ws };
+    let u = Dist::Uniform;
+    let v64 = CubMode { arg: "v64", dtype: "u32:u64", pairs: true, val_bytes: 8 };
+    for n in ns {
+        progress(&format!("u32 keys with u64 values, n = 2^{}", n.trailing_zeros()));
+        let k = input::<u32>(u, n);
+        b.sort_row_with::<u32, u64>("values", "warpsort".into(), ws, u, true, &k)?;
+        b.sort_row_with::<u32, u64>("values", "warpsort stable".into(), stable, u, true, &k)?;
+        b.cub_rows_as("values", u, v64, &k, None, "");
+    }
+    Ok(())
+}
+
 /// Uniform `K` keys sorted by warpsort and by CUB (the keys dropped after).
 fn keys_beside_cub<K: SortKey + bytemuck::Pod>(b: &mut Bench, n: usize) -> Result<()>
 where
