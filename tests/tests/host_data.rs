@@ -5,7 +5,8 @@
 //! every key type and order, pairs and stable pairs, every distribution,
 //! pinned slices copied directly, progress, and every fault: before the last
 //! pass the slices are untouched; a failed merge pass leaves every item
-//! exactly once.
+//! exactly once. Limits the items fit once but not twice keep the sorted
+//! runs on the GPU and merge them a bucket at a time as they copy back.
 
 use std::sync::Mutex;
 
@@ -26,6 +27,7 @@ warpsort_testkit::tests_main! {
         faults_before_the_last_pass_lose_nothing,
         a_failed_merge_pass_keeps_every_item,
         beyond_the_gpu_at_scale,
+        fitting_the_gpu_once,
     ],
 }
 
@@ -337,4 +339,102 @@ fn beyond_the_gpu_at_scale(g: &Gpu) {
         ..Default::default()
     };
     check_pairs(g, &k, &vals, &stable, "zipf u64 stable pairs beyond 128 MiB");
+}
+
+/// A limit `n` items of `key_bytes` and `val_bytes` fit once on the GPU,
+/// not twice (the plan's item bytes: 16-bit keys widened beside their
+/// narrow copy, pairs padded to the wider word).
+fn once(n: usize, key_bytes: usize, val_bytes: usize) -> Option<usize> {
+    let kb = key_bytes.max(4);
+    let ib = (kb + val_bytes).next_multiple_of(kb.max(val_bytes)) + if key_bytes == 2 { 2 } else { 0 };
+    Some(n * ib * 3 / 2 + (64 << 10))
+}
+
+fn once_type<K: SortKey>(g: &Gpu, n: usize)
+where
+    K::Bits: FromPattern,
+{
+    let kb = std::mem::size_of::<K>();
+    for (order, dist) in [(Order::Ascending, Dist::Uniform), (Order::Descending, Dist::FewUnique)] {
+        let input: Vec<K> = keys(dist, n, seed(dist.name(), n) ^ 5);
+        check_keys(g, &input, &host(order, once(n, kb, 0), SMALL_STAGING * 4), "fitting once");
+        let v64: Vec<u64> = (0..n as u64).map(|i| i << 20).collect();
+        for stable in [false, true] {
+            let o = HostOptions {
+                sort: SortOptions { order, stable, ..Default::default() },
+                memory_limit: once(n, kb, 8),
+                ..Default::default()
+            };
+            check_pairs(g, &input, &v64, &o, "pairs fitting once");
+        }
+    }
+}
+
+fn fitting_the_gpu_once(g: &Gpu) {
+    // Sizes around the runs' and buckets' edges; every distribution.
+    for n in [65_537, 100_003, 131_072 * 8 + 1, 1_000_003] {
+        for dist in Dist::ALL {
+            let input: Vec<u32> = keys(dist, n, seed(dist.name(), n) ^ 7);
+            check_keys(g, &input, &host(Order::Ascending, once(n, 4, 0), SMALL_STAGING), dist.name());
+            let vals: Vec<u32> = (0..n as u32).collect();
+            let stable = HostOptions {
+                sort: SortOptions { stable: true, ..Default::default() },
+                memory_limit: once(n, 4, 4),
+                ..Default::default()
+            };
+            check_pairs(g, &input, &vals, &stable, dist.name());
+        }
+    }
+    once_type::<i32>(g, 200_003);
+    once_type::<f32>(g, 200_003);
+    once_type::<u64>(g, 200_003);
+    once_type::<f64>(g, 200_003);
+    once_type::<i16>(g, 200_003);
+    once_type::<u16>(g, 200_003);
+    once_type::<i64>(g, 200_003);
+
+    // The runs stay on the GPU: an upload, then buckets merged into place.
+    let n = 1_000_003;
+    let input: Vec<u32> = keys(Dist::Uniform, n, 19);
+    let seen: Mutex<Vec<Progress>> = Mutex::new(Vec::new());
+    let record = |p: Progress| seen.lock().unwrap().push(p);
+    let o = HostOptions { memory_limit: once(n, 4, 0), progress: Some(&record), ..Default::default() };
+    let mut v = input.clone();
+    g.sort_host(&mut v, &o).unwrap();
+    assert!(v.windows(2).all(|w| w[0] <= w[1]));
+    let seen = seen.into_inner().unwrap();
+    let phases: Vec<Phase> = seen.iter().map(|p| p.phase).fold(Vec::new(), |mut a, p| {
+        if a.last() != Some(&p) {
+            a.push(p);
+        }
+        a
+    });
+    assert_eq!(phases, [Phase::Upload, Phase::Merge], "{phases:?}");
+    assert!(seen.iter().all(|p| !p.out_of_core));
+    assert_eq!(seen.last().unwrap().done, (n * 4) as u64);
+
+    // A failed bucket pass: every item once, mended from the runs on the GPU.
+    let vals: Vec<u64> = (0..n as u64).collect();
+    for share in [0.0, 0.4, 0.999] {
+        let fault = |ib: usize| Some(Fault { phase: Phase::Merge, after: ((n * ib) as f64 * share) as u64 });
+        let o = HostOptions { memory_limit: once(n, 4, 8), fault: fault(12), ..Default::default() };
+        let (mut k, mut v) = (input.clone(), vals.clone());
+        assert!(matches!(g.sort_pairs_host(&mut k, &mut v, &o), Err(Error::Injected("merge"))));
+        assert!(same_items(&input, &vals, &k, &v), "fault at {share}: items lost or duplicated");
+        let o = HostOptions { memory_limit: once(n, 4, 0), fault: fault(4), ..Default::default() };
+        let mut k = input.clone();
+        assert!(matches!(g.sort_host(&mut k, &o), Err(Error::Injected("merge"))));
+        assert!(same_items(&input, &vec![0u8; n], &k, &vec![0u8; n]), "keys lost at {share}");
+    }
+    // Faults before the last pass: unchanged.
+    for after in [0, (n * 2) as u64] {
+        let o = HostOptions {
+            memory_limit: once(n, 4, 0),
+            fault: Some(Fault { phase: Phase::Upload, after }),
+            ..Default::default()
+        };
+        let mut k = input.clone();
+        assert!(matches!(g.sort_host(&mut k, &o), Err(Error::Injected("upload"))));
+        assert!(k == input, "a fault in the upload changed the keys");
+    }
 }

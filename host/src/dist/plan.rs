@@ -1,6 +1,7 @@
 //! The distributed sort's decisions, made on the CPU from what the GPUs
 //! share (their sizes, their samples, their bucket counts): where each GPU's
-//! sorted keys split ([`splitters`], [`Query`]), what moves where in the
+//! sorted keys split ([`splitters`]; searched on the GPU by
+//! `Gpu::bucket_ends`), what moves where in the
 //! exchange ([`Exchange`]) and in the rebalance to exact sizes
 //! ([`rebalance`]). Every GPU computes the same answers from the same
 //! inputs, so no decision travels.
@@ -11,7 +12,7 @@
 //! buckets stay balanced whatever the input; merging the received runs in
 //! GPU order keeps a stable sort stable.
 
-pub(crate) use crate::plan::splitters::{Query, Splitter, query, sample_positions, splitters};
+pub(crate) use crate::plan::splitters::{Splitter, sample_positions, splitters};
 
 /// Samples each GPU contributes: enough that every bucket is within
 /// `2 / SAMPLES_PER_GPU_PER_GPU` of its target share (1.6%), at most 4096.

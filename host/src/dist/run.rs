@@ -23,12 +23,11 @@ use cudarc::driver::{CudaEvent, CudaSlice, DeviceRepr};
 use cudarc::nccl::Comm;
 
 use super::nccl::{all_gather, grouped, recv, send};
-use super::plan::{self, Exchange, Query, Splitter};
+use super::plan::{self, Exchange, Splitter};
 use super::{Balance, DistOptions, DistReport};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::key::{Order, Payload, SortKey};
-use crate::launch::families::SearchBounds;
 use crate::launch::{DevPtr, ItemKind, Items};
 use crate::options::{Presorted, SortOptions};
 use crate::plan::SortShape;
@@ -144,17 +143,7 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
             let gpu = m.gpu;
             let size = gpu.stream().clone_htod(&(inp.n as u64).to_ne_bytes())?;
             let mine = gpu.stream().alloc_zeros::<u8>(s * kb)?;
-            // Gathered by `u32` indices, from each 2^32-key part of the keys.
-            let positions = plan::sample_positions(inp.n, s);
-            let mut taken = 0;
-            for part in positions.chunk_by(|a, b| a >> 32 == b >> 32) {
-                let base = (part[0] >> 32 << 32) * kb;
-                let idx: Vec<u32> = part.iter().map(|&i| i as u32).collect();
-                let idx = gpu.stream().clone_htod(&idx)?;
-                let (src, dst) = (gpu.ptr(&w.keys) + base as u64, gpu.ptr(&mine) + (taken * kb) as u64);
-                gpu.gather(kb, src, gpu.ptr(&idx), dst, part.len())?;
-                taken += part.len();
-            }
+            gpu.take_samples(gpu.ptr(&w.keys), kb, &plan::sample_positions(inp.n, s), gpu.ptr(&mine))?;
             let all_sizes = gpu.stream().alloc_zeros::<u8>(8 * p)?;
             let all_samples = gpu.stream().alloc_zeros::<u8>(s * kb * p)?;
             bufs.push((size, mine, all_sizes, all_samples));
@@ -314,41 +303,7 @@ fn bucket_counts<B: DeviceRepr + Copy>(
     w: &Buf<u8, u8>,
     cuts: &[Option<Splitter<B>>],
 ) -> Result<Vec<usize>> {
-    let queries: Vec<Query<B>> = cuts.iter().map(|&c| plan::query(me, c)).collect();
-    let (mut keys, mut upper) = (Vec::new(), Vec::new());
-    for q in &queries {
-        if let Query::Search { key, upper: u } = *q {
-            keys.push(key);
-            upper.push(u as u32);
-        }
-    }
-    let mut found = vec![0u64; keys.len()];
-    if !keys.is_empty() {
-        let (dk, du) = (gpu.stream().clone_htod(&keys)?, gpu.stream().clone_htod(&upper)?);
-        let out = gpu.stream().alloc_zeros::<u64>(keys.len())?;
-        let word = ItemKind::new(w.kind.key_bytes(), 0);
-        let search = SearchBounds {
-            word,
-            keys: gpu.ptr(&w.keys),
-            n: w.n,
-            queries: gpu.ptr(&dk),
-            upper: gpu.ptr(&du),
-            q: keys.len(),
-            out: gpu.ptr(&out),
-        };
-        gpu.launch(&search, gpu.policy().elementwise(keys.len()))?;
-        gpu.download(gpu.ptr(&out), &mut found)?;
-    }
-    let mut found = found.into_iter();
-    let mut ends: Vec<usize> = queries
-        .iter()
-        .map(|q| match *q {
-            Query::At(pos) => pos,
-            Query::Search { .. } => found.next().map_or(0, |x| x as usize),
-            Query::End => w.n,
-        })
-        .collect();
-    ends.push(w.n);
+    let ends = gpu.bucket_ends(me, gpu.ptr(&w.keys), w.n, w.kind.key_bytes(), cuts)?;
     let mut prev = 0;
     Ok(ends.into_iter().map(|e| e - std::mem::replace(&mut prev, e)).collect())
 }

@@ -5,6 +5,7 @@
 //! sorts, `keys` the key encodings around every sort.
 
 mod bitonic;
+mod buckets;
 mod keys;
 mod merge_runs;
 mod merge_sort;

@@ -2,7 +2,9 @@
 //! holds ([`Gpu::sort_host`], [`Gpu::sort_pairs_host`]; the plain
 //! host-slice sorts go the same way).
 //!
-//! - `plan`: on the GPU or beyond it, the runs and buckets that fit the
+//! - `plan`: on the GPU (the items fit it twice: runs sorted as they
+//!   arrive, merged; once: the runs kept there, merged a bucket at a time
+//!   as they copy back) or beyond it, the runs and buckets that fit the
 //!   memory limit, the buckets' splitters (`plan::splitters`, shared with
 //!   the distributed sort);
 //! - `run`: the two pipelines, over the handle's pinned staging rings
@@ -13,13 +15,14 @@
 //! **What the caller's slices go through.** Until the last pass they are
 //! only read: any error before it leaves them as they were. On the GPU, the
 //! last pass is the copy back of the sorted items; beyond the GPU it is the
-//! merge of the buckets into the slices. If the last pass fails (a copy or
-//! kernel fails, the device is lost), the error comes back and the slices
-//! are not sorted: beyond the GPU they then hold every input item exactly
-//! once (each key with its value), the merged buckets first, then the rest
-//! from the sorted runs kept in host memory; on the GPU, where nothing is
-//! kept in host memory, the items not yet copied back are lost with the
-//! device.
+//! merge of the buckets into the slices (also on the GPU when the items fit
+//! it only once). If the last pass fails (a copy or kernel fails, the
+//! device is lost), the error comes back and the slices are not sorted:
+//! beyond the GPU they then hold every input item exactly once (each key
+//! with its value), the merged buckets first, then the rest from the sorted
+//! runs kept in host memory; on the GPU the rest is copied from the runs
+//! there while the device still works (fitting once), and the items not
+//! yet copied back are lost with the device.
 
 mod plan;
 mod run;
@@ -41,8 +44,9 @@ pub enum Phase {
     Download,
     /// Beyond the GPU, pass 1: runs copied up, sorted, written to host memory.
     Runs,
-    /// Beyond the GPU, pass 2: buckets of the runs merged on the GPU into the
-    /// caller's slices.
+    /// Buckets of the sorted runs merged on the GPU into the caller's
+    /// slices: beyond the GPU (pass 2, the runs read from host memory), or
+    /// when the items fit the GPU once but not twice (the runs kept there).
     Merge,
 }
 

@@ -1,8 +1,9 @@
 //! Every decision of a host sort, made before any item moves: whether it
-//! fits on the GPU (its runs sorted as they arrive, then merged) or not
-//! (sorted runs written to host memory, then merged bucket by bucket), the
-//! run and bucket sizes that fit the memory limit, and (beyond the GPU) the
-//! buckets: splitters from the sorted runs' samples, ordered by
+//! fits on the GPU twice (its runs sorted as they arrive, then merged),
+//! once (the runs kept there, merged bucket by bucket as they copy back) or
+//! not (sorted runs written to host memory, then merged bucket by bucket),
+//! the run and bucket sizes that fit the memory limit, and (once, or
+//! beyond the GPU) the buckets: splitters from the sorted runs' samples, ordered by
 //! `(key, run, position)` as the distributed sort's, so duplicates cut
 //! anywhere and a stable sort stays stable.
 
@@ -14,12 +15,15 @@ use crate::options::SortOptions;
 use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::plan::permute::PairsPlan;
-use crate::plan::splitters::{bucket_ends, sample_positions, splitters};
+use crate::plan::splitters::{Splitter, bucket_ends, sample_positions, splitters};
 use crate::policy::{Policy, STREAMING};
 
 /// The fewest items a run or a bucket may hold beyond the GPU: a limit
 /// below what this needs is refused ([`Error::MemoryLimit`]).
 pub(crate) const MIN_ITEMS: usize = 1 << 12;
+
+/// The most samples [`buckets`] takes from one run.
+pub(crate) const MAX_SAMPLES: usize = 1 << 16;
 
 /// What is sorted: `n` items of `kind` (keys as ordered patterns, values)
 /// from host keys of `host_key_bytes` (2 for 16-bit keys, widened on the GPU).
@@ -46,6 +50,11 @@ impl Work {
 pub(crate) enum Route {
     /// Everything on the GPU: runs sorted as they arrive, merged, copied back.
     InCore { runs: Vec<Range<usize>>, merge: Option<MergeRunsPlan>, run_temp: usize },
+    /// Once on the GPU, not twice: runs sorted as they arrive and kept
+    /// there, then buckets of at most `bucket` items (cut by splitters from
+    /// the runs' samples) gathered from the runs, merged and copied back a
+    /// bucket at a time: one pass over the bus, as `InCore`.
+    Resident { runs: Vec<Range<usize>>, bucket: usize, run_temp: usize },
     /// Beyond the GPU (or the limit): runs of at most `run` items sorted
     /// and written to host memory, then buckets of at most `bucket` items
     /// merged on the GPU into place.
@@ -93,6 +102,28 @@ impl StreamPlan {
                 device_bytes: in_core,
             });
         }
+        // Once: the items, then the sort of one run; then a bucket's
+        // gathered pieces, a merge buffer, two outputs (one merged while the
+        // other copies back), partitions. At least `STREAMING.runs` buckets.
+        let resident_bucket = |g: usize| -> usize {
+            let parts = MergeRunsPlan::new(w.kind, &[g / 2, g - g / 2], p).parts_bytes;
+            2 * g * ib + 2 * g * (ib + nb) + parts
+        };
+        // (`STREAMING.runs` runs whatever their bytes: the sort of one is
+        // all the room it needs beside the items.)
+        let items = n * (ib + nb);
+        let k = STREAMING.runs.min(n / MIN_ITEMS).max(2).max(n.div_ceil(longest_run));
+        let once = cut(n, k);
+        let once_temp = run_temp(opts, &w, once.iter().map(|r| r.len()).max().unwrap_or(0), p)?;
+        if items + once_temp <= limit {
+            let cap = n.div_ceil(STREAMING.runs).max(MIN_ITEMS);
+            let bucket = largest(cap, |g| items + resident_bucket(g) <= limit);
+            if bucket >= MIN_ITEMS {
+                let device_bytes = (items + once_temp).max(items + resident_bucket(bucket));
+                let route = Route::Resident { runs: once, bucket, run_temp: once_temp };
+                return Ok(StreamPlan { work: w, route, device_bytes });
+            }
+        }
         // Beyond it: two run slots and the sort of one; two bucket slots
         // (gathered runs, merged output), a merge buffer, partitions.
         let phase1 = |r: usize| -> Result<usize> { Ok(2 * r * (ib + nb) + run_temp(opts, &w, r, p)?) };
@@ -130,32 +161,45 @@ fn largest(max: usize, fits: impl Fn(usize) -> bool) -> usize {
 
 /// Where every bucket ends in each sorted run (`ends[r][b]`), buckets of at
 /// most `bucket` items, in global order: bucket `b` is the pieces
-/// `ends[r][b - 1]..ends[r][b]` of the runs, in run order.
-pub(crate) fn buckets<B: Ord + Copy>(runs: &[&[B]], bucket: usize) -> Vec<Vec<usize>> {
-    let sizes: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+/// `ends[r][b - 1]..ends[r][b]` of the runs (of `sizes`), in run order.
+/// `sample(r, positions)` reads run `r`'s keys at `positions`; `ends(r,
+/// cuts)` finds where each cut falls in run `r` (`splitters::bucket_ends`
+/// on the CPU, or the same search on the GPU).
+pub(crate) fn buckets<B: Ord + Copy>(
+    sizes: &[usize],
+    bucket: usize,
+    mut sample: impl FnMut(usize, &[usize]) -> Result<Vec<B>>,
+    mut ends: impl FnMut(usize, &[Option<Splitter<B>>]) -> Result<Vec<usize>>,
+) -> Result<Vec<Vec<usize>>> {
     let n: usize = sizes.iter().sum();
     let fill = (bucket * STREAMING.bucket_fill_eighths / 8).max(1);
     let mut count = n.div_ceil(fill).max(1);
     loop {
-        let ends = try_buckets(runs, &sizes, n, count);
+        let s = (STREAMING.samples_per_bucket * count).clamp(256, MAX_SAMPLES);
+        let mut samples = Vec::with_capacity(sizes.len());
+        for (r, &len) in sizes.iter().enumerate() {
+            samples.push(sample(r, &sample_positions(len, s))?);
+        }
+        let targets: Vec<usize> = (1..count).map(|t| (t as u128 * n as u128 / count as u128) as usize).collect();
+        let cuts = splitters(sizes, &samples, &targets);
+        let all = (0..sizes.len()).map(|r| ends(r, &cuts)).collect::<Result<Vec<_>>>()?;
         let largest = (0..count)
-            .map(|b| ends.iter().map(|e| e[b] - if b == 0 { 0 } else { e[b - 1] }).sum::<usize>())
+            .map(|b| all.iter().map(|e| e[b] - if b == 0 { 0 } else { e[b - 1] }).sum::<usize>())
             .max()
             .unwrap_or(0);
         if largest <= bucket {
-            return ends;
+            return Ok(all);
         }
         count *= 2;
     }
 }
 
-fn try_buckets<B: Ord + Copy>(runs: &[&[B]], sizes: &[usize], n: usize, count: usize) -> Vec<Vec<usize>> {
-    let s = (STREAMING.samples_per_bucket * count).clamp(256, 1 << 16);
-    let samples: Vec<Vec<B>> =
-        runs.iter().map(|r| sample_positions(r.len(), s).into_iter().map(|i| r[i]).collect()).collect();
-    let targets: Vec<usize> = (1..count).map(|t| (t as u128 * n as u128 / count as u128) as usize).collect();
-    let cuts = splitters(sizes, &samples, &targets);
-    runs.iter().enumerate().map(|(me, r)| bucket_ends(me, r, &cuts)).collect()
+/// [`buckets`] of runs in host memory.
+pub(crate) fn host_buckets<B: Ord + Copy>(runs: &[&[B]], bucket: usize) -> Vec<Vec<usize>> {
+    let sizes: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+    let sample = |r: usize, at: &[usize]| Ok(at.iter().map(|&i| runs[r][i]).collect());
+    let ends = |r: usize, cuts: &[Option<Splitter<B>>]| Ok(bucket_ends(r, runs[r], cuts));
+    buckets(&sizes, bucket, sample, ends).expect("the CPU's search does not fail")
 }
 
 #[cfg(test)]
@@ -189,6 +233,27 @@ mod tests {
         // Too small a limit: refused, saying what is needed.
         let e = StreamPlan::new(&opts, w, 4096, &HOPPER).unwrap_err();
         assert!(matches!(e, Error::MemoryLimit { limit: 4096, needed } if needed > 4096), "{e:?}");
+    }
+
+    #[test]
+    fn fitting_once_keeps_the_runs_on_the_gpu() {
+        let opts = SortOptions::default();
+        for (kb, vb) in [(4, 0), (2, 0), (8, 4), (4, 8)] {
+            let w = work(1 << 26, kb, vb);
+            let ib = w.kind.item_bytes() + w.narrow_bytes();
+            for limit in [(1 << 26) * ib * 5 / 4, (1 << 26) * ib * 3 / 2, (1 << 26) * ib * 7 / 4] {
+                let p = StreamPlan::new(&opts, w, limit, &HOPPER).unwrap();
+                let Route::Resident { runs, bucket, .. } = &p.route else { panic!("{kb}+{vb} {limit}: {p:?}") };
+                assert!(p.device_bytes <= limit, "{} > {limit}", p.device_bytes);
+                assert_eq!(runs.len(), STREAMING.runs);
+                assert!(*bucket >= MIN_ITEMS && *bucket <= (1 << 26) / STREAMING.runs, "{bucket}");
+            }
+            // Twice fits: on the GPU; less than once: beyond it.
+            let twice = StreamPlan::new(&opts, w, (1 << 26) * ib * 5 / 2, &HOPPER).unwrap();
+            assert!(matches!(twice.route, Route::InCore { .. }), "{twice:?}");
+            let under = StreamPlan::new(&opts, w, (1 << 26) * ib * 9 / 10, &HOPPER).unwrap();
+            assert!(matches!(under.route, Route::OutOfCore { .. }), "{under:?}");
+        }
     }
 
     #[test]
@@ -230,7 +295,7 @@ mod tests {
             let runs: Vec<&[u32]> = data.iter().map(Vec::as_slice).collect();
             let n: usize = data.iter().map(Vec::len).sum();
             for bucket in [MIN_ITEMS, 10_000, n] {
-                let ends = buckets(&runs, bucket);
+                let ends = host_buckets(&runs, bucket);
                 let count = ends[0].len();
                 let mut merged = Vec::new();
                 for b in 0..count {

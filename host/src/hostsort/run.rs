@@ -1,5 +1,5 @@
-//! The host sorts' two pipelines, on the GPU ([`Gpu::in_core`]) and beyond
-//! it ([`Gpu::out_of_core`]), and what both share: the items' device
+//! The host sorts' pipelines, on the GPU (`in_core`: the items fit twice;
+//! `resident`: once) and beyond it (`out_of_core`), and what they share: the items' device
 //! buffers, encoding the keys onto ordered patterns and back, progress.
 
 use std::mem::size_of;
@@ -143,6 +143,7 @@ impl Gpu {
         };
         let r = match &plan.route {
             Route::InCore { runs, merge, run_temp } => c.in_core(lanes, runs, merge.as_ref(), *run_temp, keys, vals),
+            Route::Resident { runs, bucket, run_temp } => c.resident(lanes, runs, *bucket, *run_temp, keys, vals),
             Route::OutOfCore { runs, run, bucket, run_temp } => {
                 c.out_of_core(lanes, runs, *run, *bucket, *run_temp, keys, vals)
             }
@@ -174,24 +175,7 @@ impl Ctx<'_> {
         };
         let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
         let parts = alloc_bytes(gpu.stream(), merge.map_or(8, |m| m.parts_bytes))?;
-        for r in runs {
-            let mut ups = vec![Up::new(&keys[r.clone()], a.host_keys(gpu, r.start))];
-            if let Some(v) = vals.as_deref() {
-                ups.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
-            }
-            loop {
-                let mut busy = false;
-                for u in ups.iter_mut() {
-                    busy |= lanes.step_up(u)?;
-                }
-                if !busy {
-                    break;
-                }
-                let frac = ups.iter().map(Up::fraction).fold(1.0f64, f64::min);
-                self.report(Phase::Upload, r.start + (r.len() as f64 * frac) as usize)?;
-            }
-            self.sort_run(lanes, &a, r, &mut scratch)?;
-        }
+        self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
         let fin = match (merge, &b) {
             (Some(m), Some(b)) => {
                 // Rounds alternate a -> b -> a ...: the last lands in `dst`.
@@ -218,6 +202,151 @@ impl Ctx<'_> {
             downs.push(Down::new(fin.vals_at(gpu, 0), v));
         }
         self.drive_down(lanes, &mut downs, Phase::Download, 0, n)
+    }
+
+    /// Copies each run up into its place in `a` and queues its sort as it
+    /// arrives (while the next one copies).
+    fn upload_runs<K: SortKey, V: Payload>(
+        &self,
+        lanes: &mut Lanes,
+        a: &DevItems,
+        runs: &[Range<usize>],
+        scratch: &mut Scratch,
+        keys: &[K],
+        vals: Option<&[V]>,
+    ) -> Result<()> {
+        let gpu = self.gpu;
+        for r in runs {
+            let mut ups = vec![Up::new(&keys[r.clone()], a.host_keys(gpu, r.start))];
+            if let Some(v) = vals {
+                ups.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
+            }
+            loop {
+                let mut busy = false;
+                for u in ups.iter_mut() {
+                    busy |= lanes.step_up(u)?;
+                }
+                if !busy {
+                    break;
+                }
+                let frac = ups.iter().map(Up::fraction).fold(1.0f64, f64::min);
+                self.report(Phase::Upload, r.start + (r.len() as f64 * frac) as usize)?;
+            }
+            self.sort_run(lanes, a, r, scratch)?;
+        }
+        Ok(())
+    }
+
+    /// Once on the GPU, not twice: the runs copied up and sorted as they
+    /// arrive (as on the GPU) and kept there; then buckets cut by splitters
+    /// from the runs' samples (searched on the GPU), each gathered from the
+    /// runs, merged, decoded and copied back while the next one merges. A
+    /// failed bucket pass is mended from the runs while the device works.
+    #[allow(clippy::too_many_arguments)]
+    fn resident<K: SortKey, V: Payload>(
+        &self,
+        lanes: &mut Lanes,
+        runs: &[Range<usize>],
+        bucket: usize,
+        run_temp: usize,
+        keys: &mut [K],
+        mut vals: Option<&mut [V]>,
+    ) -> Result<()> {
+        let (gpu, n, w) = (self.gpu, self.w.n, &self.w);
+        let kb = w.kind.key_bytes();
+        let a = DevItems::new(gpu, n, w, true)?;
+        {
+            let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
+            self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
+        }
+        let run_keys = |r: usize| gpu.ptr(&a.keys) + (runs[r].start * kb) as u64;
+        let sizes: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+        let sampled = alloc_bytes(gpu.stream(), plan::MAX_SAMPLES * kb)?;
+        let sample = |r: usize, at: &[usize]| -> Result<Vec<K::Bits>> {
+            gpu.take_samples(run_keys(r), kb, at, gpu.ptr(&sampled))?;
+            let mut out = vec![K::Bits::default(); at.len()];
+            gpu.download(gpu.ptr(&sampled), &mut out)?;
+            Ok(out)
+        };
+        let search = |r: usize, cuts: &[_]| gpu.bucket_ends(r, run_keys(r), runs[r].len(), kb, cuts);
+        let ends = plan::buckets(&sizes, bucket, sample, search)?;
+        drop(sampled);
+        let pieces = Pieces { runs, ends: &ends };
+        let count = pieces.count();
+        let mut starts = vec![0];
+        for b in 0..count {
+            starts.push(starts[b] + pieces.len(b));
+        }
+        let mut complete = 0;
+        let r = (|| -> Result<()> {
+            let (src, tmp) = (DevItems::new(gpu, bucket, w, false)?, DevItems::new(gpu, bucket, w, false)?);
+            let out = [DevItems::new(gpu, bucket, w, true)?, DevItems::new(gpu, bucket, w, true)?];
+            let parts = MergeRunsPlan::new(w.kind, &[bucket / 2, bucket - bucket / 2], gpu.policy()).parts_bytes;
+            let parts = alloc_bytes(gpu.stream(), parts)?;
+            let mut merged: Vec<CudaEvent> = Vec::with_capacity(count);
+            for b in 0..=count {
+                let mut downs = Vec::new();
+                if b > 0 {
+                    let (o, range) = (&out[(b - 1) % 2], starts[b - 1]..starts[b]);
+                    lanes.down_after(&merged[b - 1])?;
+                    downs.push(Down::new(o.host_keys(gpu, 0), &mut keys[range.clone()]));
+                    if let Some(v) = vals.as_deref_mut() {
+                        downs.push(Down::new(o.vals_at(gpu, 0), &mut v[range]));
+                    }
+                }
+                let merge = |_: &mut Lanes| {
+                    if b == count {
+                        return Ok(());
+                    }
+                    let (o, len) = (&out[b % 2], pieces.len(b));
+                    let (all, from) = (a.items(gpu, n), src.items(gpu, len));
+                    let mut off = 0;
+                    for g in pieces.global(b) {
+                        gpu.copy_items(&all.range(g.start, g.len()), &from.range(off, g.len()), 0, g.len())?;
+                        off += g.len();
+                    }
+                    let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
+                    let m = MergeRunsPlan::new(w.kind, &lens, gpu.policy());
+                    gpu.merge_runs(&from, &tmp.items(gpu, len), &o.items(gpu, len), &m, gpu.ptr(&parts))?;
+                    o.code(gpu, 0, len, self.mode | DECODE)?;
+                    merged.push(gpu.stream().record_event(None)?);
+                    Ok(())
+                };
+                let report = |frac: f64| {
+                    if b == 0 {
+                        return Ok(());
+                    }
+                    let done = starts[b - 1] + ((starts[b] - starts[b - 1]) as f64 * frac) as usize;
+                    self.report(Phase::Merge, done.min(starts[b].saturating_sub(1)))
+                };
+                self.interleave(lanes, &mut [], &mut downs, merge, report)?;
+                if b > 0 {
+                    complete = b;
+                    self.report(Phase::Merge, starts[b])?;
+                }
+            }
+            Ok(())
+        })();
+        if r.is_err() {
+            // Every item once, while the device works: the buckets not yet
+            // in place from the runs on the GPU.
+            lanes.quiesce();
+            let mut at = starts[complete];
+            for b in complete..count {
+                for g in pieces.global(b) {
+                    let mut p = vec![K::Bits::default(); g.len()];
+                    gpu.download(gpu.ptr(&a.keys) + (g.start * kb) as u64, &mut p)?;
+                    for (k, p) in keys[at..at + g.len()].iter_mut().zip(p) {
+                        *k = K::from_bits(p.map(self.mode | DECODE));
+                    }
+                    if let Some(v) = vals.as_deref_mut() {
+                        gpu.download(a.vals_at(gpu, g.start), &mut v[at..at + g.len()])?;
+                    }
+                    at += g.len();
+                }
+            }
+        }
+        r
     }
 
     /// Copies pieces down until all landed, reporting `phase` from `base`
@@ -348,7 +477,7 @@ impl Ctx<'_> {
 
         // Pass 2.
         let views: Vec<&[K::Bits]> = runs.iter().map(|r| &tk[r.clone()]).collect();
-        let ends = plan::buckets(&views, bucket);
+        let ends = plan::host_buckets(&views, bucket);
         let pieces = Pieces { runs, ends: &ends };
         let count = pieces.count();
         let mut starts = vec![0];
