@@ -272,60 +272,25 @@ impl Ctx<'_> {
         let ends = plan::buckets(&sizes, bucket, sample, search)?;
         drop(sampled);
         let pieces = Pieces { runs, ends: &ends };
-        let count = pieces.count();
-        let mut starts = vec![0];
-        for b in 0..count {
-            starts.push(starts[b] + pieces.len(b));
-        }
+        let (count, starts) = (pieces.count(), pieces.starts());
         let mut complete = 0;
         let r = (|| -> Result<()> {
             let (src, tmp) = (DevItems::new(gpu, bucket, w, false)?, DevItems::new(gpu, bucket, w, false)?);
             let out = [DevItems::new(gpu, bucket, w, true)?, DevItems::new(gpu, bucket, w, true)?];
             let parts = MergeRunsPlan::new(w.kind, &[bucket / 2, bucket - bucket / 2], gpu.policy()).parts_bytes;
             let parts = alloc_bytes(gpu.stream(), parts)?;
-            let mut merged: Vec<CudaEvent> = Vec::with_capacity(count);
-            for b in 0..=count {
-                let mut downs = Vec::new();
-                if b > 0 {
-                    let (o, range) = (&out[(b - 1) % 2], starts[b - 1]..starts[b]);
-                    lanes.down_after(&merged[b - 1])?;
-                    downs.push(Down::new(o.host_keys(gpu, 0), &mut keys[range.clone()]));
-                    if let Some(v) = vals.as_deref_mut() {
-                        downs.push(Down::new(o.vals_at(gpu, 0), &mut v[range]));
-                    }
+            // Each bucket's pieces copied together from the runs, then merged.
+            let merge = |b: usize, _: &mut Lanes| {
+                let (all, from) = (a.items(gpu, n), src.items(gpu, pieces.len(b)));
+                let mut off = 0;
+                for g in pieces.global(b) {
+                    gpu.copy_items(&all.range(g.start, g.len()), &from.range(off, g.len()), 0, g.len())?;
+                    off += g.len();
                 }
-                let merge = |_: &mut Lanes| {
-                    if b == count {
-                        return Ok(());
-                    }
-                    let (o, len) = (&out[b % 2], pieces.len(b));
-                    let (all, from) = (a.items(gpu, n), src.items(gpu, len));
-                    let mut off = 0;
-                    for g in pieces.global(b) {
-                        gpu.copy_items(&all.range(g.start, g.len()), &from.range(off, g.len()), 0, g.len())?;
-                        off += g.len();
-                    }
-                    let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
-                    let m = MergeRunsPlan::new(w.kind, &lens, gpu.policy());
-                    gpu.merge_runs(&from, &tmp.items(gpu, len), &o.items(gpu, len), &m, gpu.ptr(&parts))?;
-                    o.code(gpu, 0, len, self.mode | DECODE)?;
-                    merged.push(gpu.stream().record_event(None)?);
-                    Ok(())
-                };
-                let report = |frac: f64| {
-                    if b == 0 {
-                        return Ok(());
-                    }
-                    let done = starts[b - 1] + ((starts[b] - starts[b - 1]) as f64 * frac) as usize;
-                    self.report(Phase::Merge, done.min(starts[b].saturating_sub(1)))
-                };
-                self.interleave(lanes, &mut [], &mut downs, merge, report)?;
-                if b > 0 {
-                    complete = b;
-                    self.report(Phase::Merge, starts[b])?;
-                }
-            }
-            Ok(())
+                self.merge_bucket(&pieces, b, &src, &tmp, &out[b % 2], gpu.ptr(&parts))
+            };
+            let none = |_: usize| Vec::new();
+            self.bucket_pass(lanes, &starts, &out, keys, vals.as_deref_mut(), none, merge, &mut complete)
         })();
         if r.is_err() {
             // Every item once, while the device works: the buckets not yet
@@ -347,6 +312,84 @@ impl Ctx<'_> {
             }
         }
         r
+    }
+
+    /// The pass of both routes that merge buckets into place: while bucket
+    /// `b`'s pieces go up (`ups(b)`: none when the runs are on the GPU) and
+    /// `merge(b)` queues its merge into `out[b % 2]`, decoded, bucket `b - 1`
+    /// copies down into its place (`starts`). `complete` counts the buckets
+    /// in place, for the mend after an error.
+    #[allow(clippy::too_many_arguments)]
+    fn bucket_pass<K: SortKey, V: Payload>(
+        &self,
+        lanes: &mut Lanes,
+        starts: &[usize],
+        out: &[DevItems; 2],
+        keys: &mut [K],
+        mut vals: Option<&mut [V]>,
+        mut ups: impl FnMut(usize) -> Vec<Up>,
+        mut merge: impl FnMut(usize, &mut Lanes) -> Result<()>,
+        complete: &mut usize,
+    ) -> Result<()> {
+        let (gpu, count) = (self.gpu, starts.len() - 1);
+        let mut merged: Vec<CudaEvent> = Vec::with_capacity(count);
+        for b in 0..=count {
+            let mut up = Vec::new();
+            if b < count {
+                // Into the slot bucket `b - 2` was merged from.
+                if b >= 2 {
+                    lanes.up_after(&merged[b - 2])?;
+                }
+                up = ups(b);
+            }
+            let mut downs = Vec::new();
+            if b > 0 {
+                let (o, range) = (&out[(b - 1) % 2], starts[b - 1]..starts[b]);
+                lanes.down_after(&merged[b - 1])?;
+                downs.push(Down::new(o.host_keys(gpu, 0), &mut keys[range.clone()]));
+                if let Some(v) = vals.as_deref_mut() {
+                    downs.push(Down::new(o.vals_at(gpu, 0), &mut v[range]));
+                }
+            }
+            let queue = |lanes: &mut Lanes| {
+                if b < count {
+                    merge(b, lanes)?;
+                    merged.push(gpu.stream().record_event(None)?);
+                }
+                Ok(())
+            };
+            let report = |frac: f64| {
+                if b == 0 {
+                    return Ok(());
+                }
+                let done = starts[b - 1] + ((starts[b] - starts[b - 1]) as f64 * frac) as usize;
+                self.report(Phase::Merge, done.min(starts[b].saturating_sub(1)))
+            };
+            self.interleave(lanes, &mut up, &mut downs, queue, report)?;
+            if b > 0 {
+                *complete = b;
+                self.report(Phase::Merge, starts[b])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the merge of bucket `b`'s pieces, gathered in `from`, into
+    /// `to` (through `via`), decoded.
+    fn merge_bucket(
+        &self,
+        pieces: &Pieces,
+        b: usize,
+        from: &DevItems,
+        via: &DevItems,
+        to: &DevItems,
+        parts: DevPtr,
+    ) -> Result<()> {
+        let (gpu, len) = (self.gpu, pieces.len(b));
+        let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
+        let m = MergeRunsPlan::new(self.w.kind, &lens, gpu.policy());
+        gpu.merge_runs(&from.items(gpu, len), &via.items(gpu, len), &to.items(gpu, len), &m, parts)?;
+        to.code(gpu, 0, len, self.mode | DECODE)
     }
 
     /// Copies pieces down until all landed, reporting `phase` from `base`
@@ -479,11 +522,7 @@ impl Ctx<'_> {
         let views: Vec<&[K::Bits]> = runs.iter().map(|r| &tk[r.clone()]).collect();
         let ends = plan::host_buckets(&views, bucket);
         let pieces = Pieces { runs, ends: &ends };
-        let count = pieces.count();
-        let mut starts = vec![0];
-        for b in 0..count {
-            starts.push(starts[b] + pieces.len(b));
-        }
+        let (count, starts) = (pieces.count(), pieces.starts());
         let mut complete = 0;
         let r = (|| -> Result<()> {
             let src = [DevItems::new(gpu, bucket, w, false)?, DevItems::new(gpu, bucket, w, false)?];
@@ -491,60 +530,23 @@ impl Ctx<'_> {
             let tmp = DevItems::new(gpu, bucket, w, false)?;
             let parts = MergeRunsPlan::new(w.kind, &[bucket / 2, bucket - bucket / 2], gpu.policy()).parts_bytes;
             let parts = alloc_bytes(gpu.stream(), parts)?;
-            let mut merged: Vec<CudaEvent> = Vec::with_capacity(count);
-            for b in 0..=count {
-                let mut ups = Vec::new();
-                if b < count {
-                    let s = &src[b % 2];
-                    if b >= 2 {
-                        lanes.up_after(&merged[b - 2])?;
+            // Each bucket's pieces up from the runs in host memory, then merged.
+            let ups = |b: usize| {
+                let (s, mut ups, mut off) = (&src[b % 2], Vec::new(), 0);
+                for g in pieces.global(b) {
+                    ups.push(Up::new(&tk[g.clone()], gpu.ptr(&s.keys) + (off * kb) as u64));
+                    if vb > 0 {
+                        ups.push(Up::new(&tv[g.start * vb..g.end * vb], s.vals_at(gpu, off)));
                     }
-                    let mut off = 0;
-                    for g in pieces.global(b) {
-                        ups.push(Up::new(&tk[g.clone()], gpu.ptr(&s.keys) + (off * kb) as u64));
-                        if vb > 0 {
-                            ups.push(Up::new(&tv[g.start * vb..g.end * vb], s.vals_at(gpu, off)));
-                        }
-                        off += g.len();
-                    }
+                    off += g.len();
                 }
-                let mut downs = Vec::new();
-                if b > 0 {
-                    let (o, range) = (&out[(b - 1) % 2], starts[b - 1]..starts[b]);
-                    lanes.down_after(&merged[b - 1])?;
-                    downs.push(Down::new(o.host_keys(gpu, 0), &mut keys[range.clone()]));
-                    if let Some(v) = vals.as_deref_mut() {
-                        downs.push(Down::new(o.vals_at(gpu, 0), &mut v[range]));
-                    }
-                }
-                let merge = |lanes: &mut Lanes| {
-                    if b == count {
-                        return Ok(());
-                    }
-                    let (s, o, len) = (&src[b % 2], &out[b % 2], pieces.len(b));
-                    gpu.stream().wait(&lanes.up_done()?)?;
-                    let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
-                    let m = MergeRunsPlan::new(w.kind, &lens, gpu.policy());
-                    let (from, via, to) = (s.items(gpu, len), tmp.items(gpu, len), o.items(gpu, len));
-                    gpu.merge_runs(&from, &via, &to, &m, gpu.ptr(&parts))?;
-                    o.code(gpu, 0, len, self.mode | DECODE)?;
-                    merged.push(gpu.stream().record_event(None)?);
-                    Ok(())
-                };
-                let report = |frac: f64| {
-                    if b == 0 {
-                        return Ok(());
-                    }
-                    let done = starts[b - 1] + ((starts[b] - starts[b - 1]) as f64 * frac) as usize;
-                    self.report(Phase::Merge, done.min(starts[b].saturating_sub(1)))
-                };
-                self.interleave(lanes, &mut ups, &mut downs, merge, report)?;
-                if b > 0 {
-                    complete = b;
-                    self.report(Phase::Merge, starts[b])?;
-                }
-            }
-            Ok(())
+                ups
+            };
+            let merge = |b: usize, lanes: &mut Lanes| {
+                gpu.stream().wait(&lanes.up_done()?)?;
+                self.merge_bucket(&pieces, b, &src[b % 2], &tmp, &out[b % 2], gpu.ptr(&parts))
+            };
+            self.bucket_pass(lanes, &starts, &out, keys, vals.as_deref_mut(), ups, merge, &mut complete)
         })();
         if r.is_err() {
             // Every item once: the buckets not yet in place from the runs.
@@ -590,6 +592,15 @@ impl Pieces<'_> {
 
     fn len(&self, b: usize) -> usize {
         self.global(b).map(|g| g.len()).sum()
+    }
+
+    /// Where each bucket starts in the sorted order, and the end.
+    fn starts(&self) -> Vec<usize> {
+        let mut starts = vec![0];
+        for b in 0..self.count() {
+            starts.push(starts[b] + self.len(b));
+        }
+        starts
     }
 }
 
