@@ -106,7 +106,7 @@ impl StreamPlan {
         // gathered pieces, a merge buffer, two outputs (one merged while the
         // other copies back), partitions. At least `STREAMING.runs` buckets.
         let resident_bucket = |g: usize| -> usize {
-            let parts = MergeRunsPlan::new(w.kind, &[g / 2, g - g / 2], p).parts_bytes;
+            let parts = MergeRunsPlan::parts_bytes_up_to(w.kind, g, p);
             2 * g * ib + 2 * g * (ib + nb) + parts
         };
         // (`STREAMING.runs` runs whatever their bytes: the sort of one is
@@ -128,7 +128,7 @@ impl StreamPlan {
         // (gathered runs, merged output), a merge buffer, partitions.
         let phase1 = |r: usize| -> Result<usize> { Ok(2 * r * (ib + nb) + run_temp(opts, &w, r, p)?) };
         let phase2 = |g: usize| -> usize {
-            let parts = MergeRunsPlan::new(w.kind, &[g / 2, g - g / 2], p).parts_bytes;
+            let parts = MergeRunsPlan::parts_bytes_up_to(w.kind, g, p);
             2 * g * (2 * ib + nb) + g * ib + parts
         };
         // At least `STREAMING.runs` runs and buckets (where they stay above

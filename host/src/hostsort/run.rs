@@ -277,7 +277,7 @@ impl Ctx<'_> {
         let r = (|| -> Result<()> {
             let (src, tmp) = (DevItems::new(gpu, bucket, w, false)?, DevItems::new(gpu, bucket, w, false)?);
             let out = [DevItems::new(gpu, bucket, w, true)?, DevItems::new(gpu, bucket, w, true)?];
-            let parts = MergeRunsPlan::new(w.kind, &[bucket / 2, bucket - bucket / 2], gpu.policy()).parts_bytes;
+            let parts = MergeRunsPlan::parts_bytes_up_to(w.kind, bucket, gpu.policy());
             let parts = alloc_bytes(gpu.stream(), parts)?;
             // Each bucket's pieces copied together from the runs, then merged.
             let merge = |b: usize, _: &mut Lanes| {
@@ -528,7 +528,7 @@ impl Ctx<'_> {
             let src = [DevItems::new(gpu, bucket, w, false)?, DevItems::new(gpu, bucket, w, false)?];
             let out = [DevItems::new(gpu, bucket, w, true)?, DevItems::new(gpu, bucket, w, true)?];
             let tmp = DevItems::new(gpu, bucket, w, false)?;
-            let parts = MergeRunsPlan::new(w.kind, &[bucket / 2, bucket - bucket / 2], gpu.policy()).parts_bytes;
+            let parts = MergeRunsPlan::parts_bytes_up_to(w.kind, bucket, gpu.policy());
             let parts = alloc_bytes(gpu.stream(), parts)?;
             // Each bucket's pieces up from the runs in host memory, then merged.
             let ups = |b: usize| {

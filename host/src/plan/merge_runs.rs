@@ -83,6 +83,16 @@ impl MergeRunsPlan {
         }
     }
 
+    /// Bytes of partition slots enough for the plan of any runs of up to
+    /// `items` items in all: windows shrink with the items (smaller sorts
+    /// merge with fewer threads a block), so a merge of fewer items may
+    /// need more slots than one of `items`.
+    pub fn parts_bytes_up_to(kind: ItemKind, items: usize, p: &Policy) -> usize {
+        let cfg = MergeSortConfig { merge: MergeKernel::Block, ..Default::default() };
+        let smallest = cfg.resolve(kind, 0, p).window();
+        (items.div_ceil(smallest) + 1) * 8
+    }
+
     /// The merge of one step: its windows' partition and block merge.
     pub fn shapes(&self, step: &RunStep) -> (Shape, Shape) {
         let windows = step.len().div_ceil(self.window);
@@ -119,6 +129,27 @@ mod tests {
         assert_eq!(steps(2), [(0, 15, 2)]);
         assert!(!plan.rounds[0][0].merges() && plan.rounds[0][1].merges());
         assert_eq!(plan.parts_bytes, (17usize.div_ceil(plan.window) + 1) * 8);
+    }
+
+    /// Storage for the partitions of merges of up to `items` items serves
+    /// every smaller merge, across the size where blocks get fewer threads
+    /// (the bucket merges of host sorts reuse one such buffer).
+    #[test]
+    fn partition_slots_serve_every_smaller_merge() {
+        for kind in [ItemKind::U32, ItemKind::U32U32, ItemKind::U64U64] {
+            for items in [1 << 20, (1 << 20) + 4096, 3 << 20] {
+                let room = MergeRunsPlan::parts_bytes_up_to(kind, items, &HOPPER);
+                for len in [items, items - 4096, 1 << 20, (1 << 20) - 1, 1000] {
+                    let lens = [len / 3, len - len / 3];
+                    let need = MergeRunsPlan::new(kind, &lens, &HOPPER).parts_bytes;
+                    assert!(need <= room, "{kind:?}: {len} items need {need} bytes, {items} reserve {room}");
+                }
+            }
+        }
+        // What the bucket merges reserved before: too little past 2^20.
+        let items = (1 << 20) + 4096;
+        let old = MergeRunsPlan::new(ItemKind::U32, &[items / 2, items - items / 2], &HOPPER).parts_bytes;
+        assert!(MergeRunsPlan::new(ItemKind::U32, &[1 << 19, 1 << 19], &HOPPER).parts_bytes > old);
     }
 
     #[test]
