@@ -59,6 +59,8 @@ impl Gpu {
         samples: Samples,
     ) -> Result<()> {
         let m = &plan.merge;
+        let kind = plan.merge_items(src.kind);
+        let (src, dst) = (&Items { kind, ..*src }, &Items { kind, ..*dst });
         let partition = MergePartition { items: src, samples, run, split: run, window: m.window, parts };
         self.launch_with(&partition, m.partition, m.overlap_partition)?;
         match m.kernel {

@@ -141,6 +141,19 @@ impl MergeSortPlan {
         }
     }
 
+    /// The items the merge passes see. The block merge takes ties from its
+    /// first run, and each run's positions all come before the next run's:
+    /// once step 1 has ordered every tile by (key, rank), ranked items
+    /// (stable sorts) merge by key alone and stay in rank order, so their
+    /// passes compare one word, not two. (The warp bitonic merge is not
+    /// stable: it keeps the ranks.)
+    pub fn merge_items(&self, kind: ItemKind) -> ItemKind {
+        match (kind, self.merge.kernel) {
+            (ItemKind::U32Rank | ItemKind::U64Rank, MergeKernel::Block) => ItemKind::new(kind.key_bytes(), 4),
+            _ => kind,
+        }
+    }
+
     /// The kernel of each merge pass.
     pub fn merge_kernel(&self, kind: ItemKind) -> KernelId {
         match self.merge.kernel {
@@ -153,8 +166,9 @@ impl MergeSortPlan {
     pub fn launches(&self, kind: ItemKind, out: &mut Vec<Launch>) {
         out.push((self.tile_kernel(kind), self.tile.shape));
         if self.passes > 0 {
-            out.push((KernelId::new(Family::MergePartition, kind), self.merge.partition));
-            out.push((self.merge_kernel(kind), self.merge.shape));
+            let merged = self.merge_items(kind);
+            out.push((KernelId::new(Family::MergePartition, merged), self.merge.partition));
+            out.push((self.merge_kernel(merged), self.merge.shape));
         }
     }
 }
@@ -183,6 +197,25 @@ mod tests {
         assert_eq!((plan.tile.shape.block, plan.merge.window, plan.merge.shape.block), (1024, 2048, 128));
         let one_tile = MergeSortPlan::new(&c, ItemKind::U32, 8192, p).unwrap();
         assert_eq!((one_tile.passes, one_tile.temp_bytes), (0, 0));
+    }
+
+    /// Stable sorts' merge passes compare keys alone with the block merge
+    /// (ties from the first run keep the ranks' order), ranks with the warp
+    /// merge.
+    #[test]
+    fn ranked_items_merge_by_key_with_the_block_merge() {
+        let c = MergeSortConfig::default();
+        let plan = MergeSortPlan::new(&c, ItemKind::U32Rank, 1 << 20, &HOPPER).unwrap();
+        assert_eq!(plan.merge_items(ItemKind::U32Rank), ItemKind::U32U32);
+        assert_eq!(plan.merge_items(ItemKind::U64Rank), ItemKind::U64U32);
+        assert_eq!(plan.merge_items(ItemKind::U32U64), ItemKind::U32U64);
+        let mut l = Vec::new();
+        plan.launches(ItemKind::U32Rank, &mut l);
+        let names: Vec<String> = l.iter().map(|(k, _)| k.name()).collect();
+        assert_eq!(names, ["merge_tile_sort_u32_rank", "merge_partition_u32_u32", "block_merge8_u32_u32"]);
+        let warp = MergeSortConfig { merge: MergeKernel::WarpBitonic, ..c };
+        let plan = MergeSortPlan::new(&warp, ItemKind::U32Rank, 1 << 20, &HOPPER).unwrap();
+        assert_eq!(plan.merge_items(ItemKind::U32Rank), ItemKind::U32Rank);
     }
 
     #[test]
