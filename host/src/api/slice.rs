@@ -78,9 +78,7 @@ impl Gpu {
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
         let r = (|| {
             let dk = crate::gpu::scratch::alloc_bytes(self.stream(), size_of_val(keys))?;
-            // The upload stream writes `dk` once this stream has reached its
-            // allocation (pooled memory may still be in use by work queued here).
-            lanes.up_after(&self.stream().record_event(None)?)?;
+            lanes.up_after_stream(self.stream())?;
             lanes.run(&mut [Up::new(keys, self.ptr(&dk))], &mut [])?;
             self.stream().wait(&lanes.up_done()?)?;
             let dk = dk.as_view();

@@ -91,6 +91,15 @@ impl Lanes {
         Ok(self.up.stream.wait(event)?)
     }
 
+    /// Makes the upload stream wait until `stream` has reached what is
+    /// queued on it now: device buffers come from `stream`'s stream-ordered
+    /// pool, which hands out memory freed by work still queued there (a
+    /// failed sort's last kernels, the caller's own), so uploads into a new
+    /// buffer wait for that work.
+    pub fn up_after_stream(&self, stream: &CudaStream) -> Result<()> {
+        self.up_after(&stream.record_event(None)?)
+    }
+
     /// An event on the upload stream after everything queued on it.
     pub fn up_done(&self) -> Result<CudaEvent> {
         Ok(self.up.stream.record_event(None)?)

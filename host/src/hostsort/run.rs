@@ -175,7 +175,7 @@ impl Ctx<'_> {
         };
         let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
         let parts = alloc_bytes(gpu.stream(), merge.map_or(8, |m| m.parts_bytes))?;
-        self.uploads_after_stream(lanes)?;
+        lanes.up_after_stream(self.gpu.stream())?;
         self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
         let fin = match (merge, &b) {
             (Some(m), Some(b)) => {
@@ -203,15 +203,6 @@ impl Ctx<'_> {
             downs.push(Down::new(fin.vals_at(gpu, 0), v));
         }
         self.drive_down(lanes, &mut downs, Phase::Download, 0, n)
-    }
-
-    /// Makes the uploads wait until the handle's stream has reached what
-    /// was queued on it so far: buffers come from stream-ordered pools,
-    /// which hand out memory freed by work still queued there (a failed
-    /// sort's last kernels, the caller's own), and the upload stream must
-    /// not write into it before that work is done.
-    fn uploads_after_stream(&self, lanes: &Lanes) -> Result<()> {
-        lanes.up_after(&self.gpu.stream().record_event(None)?)
     }
 
     /// Copies each run up into its place in `a` and queues its sort as it
@@ -267,7 +258,7 @@ impl Ctx<'_> {
         let a = DevItems::new(gpu, n, w, true)?;
         {
             let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
-            self.uploads_after_stream(lanes)?;
+            lanes.up_after_stream(self.gpu.stream())?;
             self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
         }
         let run_keys = |r: usize| gpu.ptr(&a.keys) + (runs[r].start * kb) as u64;
@@ -489,7 +480,7 @@ impl Ctx<'_> {
         {
             let slots = [DevItems::new(gpu, run, w, true)?, DevItems::new(gpu, run, w, true)?];
             let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
-            self.uploads_after_stream(lanes)?;
+            lanes.up_after_stream(self.gpu.stream())?;
             let mut sorted: Vec<CudaEvent> = Vec::with_capacity(runs.len());
             for j in 0..=runs.len() {
                 let mut ups = Vec::new();
@@ -542,7 +533,7 @@ impl Ctx<'_> {
             let tmp = DevItems::new(gpu, bucket, w, false)?;
             let parts = MergeRunsPlan::parts_bytes_up_to(w.kind, bucket, gpu.policy());
             let parts = alloc_bytes(gpu.stream(), parts)?;
-            self.uploads_after_stream(lanes)?;
+            lanes.up_after_stream(self.gpu.stream())?;
             // Each bucket's pieces up from the runs in host memory, then merged.
             let ups = |b: usize| {
                 let (s, mut ups, mut off) = (&src[b % 2], Vec::new(), 0);
