@@ -1,11 +1,11 @@
 //! What the host sorts: key types mapped onto the unsigned patterns the kernels
 //! order (`warpsort_kernels::ordered`), and payload types.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::fmt::Debug;
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-use warpsort_kernels::ordered::{self, mode};
+use warpsort_kernels::ordered::{self, Fields, field, mode};
 
 /// The unsigned word a key is sorted as on the device: `u32` or `u64`.
 pub trait Bits: DeviceRepr + ValidAsZeroBits + Copy + Default + Ord + Debug + Send + Sync + 'static {
@@ -28,7 +28,7 @@ impl Bits for u64 {
 ///
 /// ```
 /// use warpsort::SortKey;
-/// use std::cmp::Ordering;
+/// use std::cmp::{Ordering, Reverse};
 /// assert_eq!((-0.0f32).key_cmp(&0.0), Ordering::Less); // total order, as f32::total_cmp
 /// assert_eq!(f32::NAN.key_cmp(&f32::INFINITY), Ordering::Greater);
 /// ```
@@ -39,6 +39,13 @@ pub trait SortKey: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + Debug + Sen
     const NAME: &'static str;
     /// How the bits map onto the unsigned order (`ordered::mode` bits).
     const MODE: u32;
+    /// Keys stored other than as their device word (16-bit keys, [`Tuple`]s,
+    /// byte strings): where their fields lie and how each orders. Around
+    /// every sort the device encodes them into a copy of ordered words and
+    /// decodes them back. `None` (the default): the key's own bits are its
+    /// word, mapped in place under `MODE`. Either way the device orders
+    /// `to_bits().map(MODE)`.
+    const FIELDS: Option<Fields> = None;
     /// The raw bits.
     fn to_bits(self) -> Self::Bits;
     /// From raw bits.
@@ -54,11 +61,12 @@ pub trait SortKey: DeviceRepr + ValidAsZeroBits + Copy + PartialEq + Debug + Sen
 }
 
 macro_rules! key {
-    ($t:ty, $bits:ty, $mode:expr, |$x:ident| $to:expr, |$b:ident| $from:expr) => {
+    ($t:ty, $bits:ty, $mode:expr, |$x:ident| $to:expr, |$b:ident| $from:expr $(, $fields:expr)?) => {
         impl SortKey for $t {
             type Bits = $bits;
             const NAME: &'static str = stringify!($t);
             const MODE: u32 = $mode;
+            $(const FIELDS: Option<Fields> = Some($fields);)?
             fn to_bits(self) -> $bits {
                 let $x = self;
                 $to
@@ -72,13 +80,196 @@ macro_rules! key {
 key!(u32, u32, 0, |x| x, |b| b);
 key!(i32, u32, mode::SIGNED, |x| x as u32, |b| b as i32);
 key!(f32, u32, mode::FLOAT, |x| x.to_bits(), |b| f32::from_bits(b));
-// 16-bit keys sort as 32-bit patterns with the key in the high half: the
-// host widens them into scratch with one kernel and narrows them back.
-key!(u16, u32, 0, |x| (x as u32) << 16, |b| (b >> 16) as u16);
-key!(i16, u32, mode::SIGNED, |x| ((x as u16) as u32) << 16, |b| (b >> 16) as u16 as i16);
+// 16-bit keys sort as 32-bit words with the key in the high half: a field.
+key!(u16, u32, 0, |x| (x as u32) << 16, |b| (b >> 16) as u16, Fields::new(2).with(0, 2, 0));
+key!(
+    i16,
+    u32,
+    mode::SIGNED,
+    |x| ((x as u16) as u32) << 16,
+    |b| (b >> 16) as u16 as i16,
+    Fields::new(2).with(0, 2, field::SIGNED)
+);
+// Byte strings in byte order (`memcmp`'s): one big-endian field.
+key!([u8; 4], u32, 0, |x| u32::from_be_bytes(x), |b| b.to_be_bytes(), Fields::new(4).with(0, 4, field::BIG_ENDIAN));
+key!([u8; 8], u64, 0, |x| u64::from_be_bytes(x), |b| b.to_be_bytes(), Fields::new(8).with(0, 8, field::BIG_ENDIAN));
 key!(u64, u64, 0, |x| x, |b| b);
 key!(i64, u64, mode::SIGNED, |x| x as u64, |b| b as i64);
 key!(f64, u64, mode::FLOAT, |x| x.to_bits(), |b| f64::from_bits(b));
+
+/// A field of a [`Tuple`] key: a primitive number, or [`Reverse`] of one
+/// (that field descending).
+///
+/// ```
+/// use std::cmp::Reverse;
+/// use warpsort::Field;
+/// assert_eq!(<Reverse<i16> as Field>::NAME, "Reverse<i16>");
+/// assert_eq!(<f64 as Field>::BYTES, 8);
+/// ```
+pub trait Field: Copy + PartialEq + Debug + Send + Sync + 'static {
+    /// Name used in reports.
+    const NAME: &'static str;
+    /// Its size: 1, 2, 4 or 8 bytes.
+    const BYTES: u32;
+    /// How it orders (`warpsort_kernels::ordered::field` flags).
+    const FLAGS: u32;
+    /// Its bits, zero-extended.
+    fn to_field(self) -> u64;
+    /// From its bits.
+    fn from_field(b: u64) -> Self;
+}
+
+macro_rules! fields {
+    ($($t:ty, $u:ty, $flags:expr, |$x:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
+        impl Field for $t {
+            const NAME: &'static str = stringify!($t);
+            const BYTES: u32 = size_of::<$t>() as u32;
+            const FLAGS: u32 = $flags;
+            fn to_field(self) -> u64 {
+                let $x = self;
+                $to as u64
+            }
+            fn from_field($b: u64) -> Self {
+                let $b = $b as $u;
+                $from
+            }
+        }
+    )*};
+}
+fields! {
+    u8, u8, 0, |x| x, |b| b;
+    i8, u8, field::SIGNED, |x| x as u8, |b| b as i8;
+    u16, u16, 0, |x| x, |b| b;
+    i16, u16, field::SIGNED, |x| x as u16, |b| b as i16;
+    u32, u32, 0, |x| x, |b| b;
+    i32, u32, field::SIGNED, |x| x as u32, |b| b as i32;
+    f32, u32, field::FLOAT, |x| x.to_bits(), |b| f32::from_bits(b);
+    u64, u64, 0, |x| x, |b| b;
+    i64, u64, field::SIGNED, |x| x as u64, |b| b as i64;
+    f64, u64, field::FLOAT, |x| x.to_bits(), |b| f64::from_bits(b);
+}
+
+impl<F: Field> Field for Reverse<F> {
+    const NAME: &'static str = names::text(&<Self as names::Named>::TEXT);
+    const BYTES: u32 = F::BYTES;
+    const FLAGS: u32 = F::FLAGS ^ field::DESCENDING;
+    fn to_field(self) -> u64 {
+        self.0.to_field()
+    }
+    fn from_field(b: u64) -> Self {
+        Reverse(F::from_field(b))
+    }
+}
+
+impl<F: Field> names::Named for Reverse<F> {
+    const TEXT: names::Text = names::join(&["Reverse<", F::NAME, ">"]);
+}
+
+/// A composite key: a tuple of two or three [`Field`]s compared
+/// lexicographically, each ascending or ([`Reverse`]) descending. Floats in
+/// IEEE total order. The device sorts it as one 64-bit ordered word, so its
+/// fields may hold at most 64 bits together (a larger tuple does not
+/// compile).
+///
+/// `Tuple` is a transparent wrapper (cudarc's device buffers take only
+/// types it knows): [`Tuple::slice`] views a slice of tuples as one of
+/// `Tuple`s.
+///
+/// ```no_run
+/// use std::cmp::Reverse;
+/// use warpsort::{Gpu, Tuple};
+/// let gpu = Gpu::new()?;
+/// // ORDER BY region, revenue DESC.
+/// let mut rows = vec![(2u16, Reverse(10.5f32)), (1, Reverse(3.0)), (2, Reverse(99.0))];
+/// gpu.sort_slice(Tuple::slice(&mut rows))?;
+/// assert_eq!(rows, [(1, Reverse(3.0)), (2, Reverse(99.0)), (2, Reverse(10.5))]);
+/// # Ok::<(), warpsort::Error>(())
+/// ```
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Tuple<T>(pub T);
+
+impl<T> Tuple<T> {
+    /// A slice of tuples as a slice of `Tuple`s (no copy).
+    pub fn slice(s: &mut [T]) -> &mut [Tuple<T>] {
+        let len = s.len();
+        // SAFETY: `Tuple<T>` is `repr(transparent)` over `T`.
+        unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), len) }
+    }
+}
+
+/// Implements [`SortKey`] for tuples of the [`Field`]s `$f` (at `$i`).
+macro_rules! tuple_key {
+    ($t:ty; $($f:ident $i:tt),*) => {
+        // SAFETY: tuples of numbers: plain bits, no pointers, every bit
+        // pattern of the fields valid (padding is never read as a value).
+        unsafe impl<$($f: Field),*> DeviceRepr for Tuple<($($f,)*)> {}
+        // SAFETY: as above; zero is a number of every field type.
+        unsafe impl<$($f: Field),*> ValidAsZeroBits for Tuple<($($f,)*)> {}
+
+        impl<$($f: Field),*> Tuple<($($f,)*)> {
+            const NAME_TEXT: names::Text = names::join(&["(", $($f::NAME, if $i + 1 < Self::ARITY { ", " } else { "" },)* ")"]);
+            const ARITY: usize = [$($i),*].len();
+        }
+
+        impl<$($f: Field),*> SortKey for Tuple<($($f,)*)> {
+            type Bits = u64;
+            const NAME: &'static str = names::text(&Self::NAME_TEXT);
+            const MODE: u32 = 0;
+            const FIELDS: Option<Fields> = Some({
+                let f = Fields::new(size_of::<Self>() as u32)$(.with(std::mem::offset_of!($t, $i) as u32, $f::BYTES, $f::FLAGS))*;
+                assert!(f.bits() <= 64, "a Tuple key holds at most 64 bits of fields");
+                f
+            });
+            fn to_bits(self) -> u64 {
+                let v = [$(self.0.$i.to_field()),*];
+                Self::FIELDS.expect("a tuple has fields").pack(64, |i| v[i])
+            }
+            fn from_bits(b: u64) -> Self {
+                let mut v = [0; Fields::MAX];
+                Self::FIELDS.expect("a tuple has fields").unpack(64, b, |i, f| v[i] = f);
+                Tuple(($($f::from_field(v[$i]),)*))
+            }
+        }
+    };
+}
+tuple_key!((A, B); A 0, B 1);
+tuple_key!((A, B, C); A 0, B 1, C 2);
+
+/// Names of composite keys made at compile time.
+mod names {
+    /// A name's bytes and length.
+    pub type Text = ([u8; 96], usize);
+
+    /// A type whose name is made from others'.
+    pub trait Named {
+        const TEXT: Text;
+    }
+
+    /// `parts` one after another (at most 96 bytes).
+    pub const fn join(parts: &[&str]) -> Text {
+        let (mut b, mut n, mut i) = ([0u8; 96], 0, 0);
+        while i < parts.len() {
+            let p = parts[i].as_bytes();
+            let mut j = 0;
+            while j < p.len() {
+                b[n] = p[j];
+                n += 1;
+                j += 1;
+            }
+            i += 1;
+        }
+        (b, n)
+    }
+
+    /// The text as a `str`.
+    pub const fn text(t: &'static Text) -> &'static str {
+        match std::str::from_utf8(t.0.split_at(t.1).0) {
+            Ok(s) => s,
+            Err(_) => panic!("names are UTF-8"),
+        }
+    }
+}
 
 /// A payload that travels with its key in a key-value sort: any 32- or
 /// 64-bit plain value. The kernels only move its bits, so each width has one
@@ -190,5 +381,59 @@ mod tests {
             (3i32.to_bits().map(i32::MODE | mode::DESCENDING), 5i32.to_bits().map(i32::MODE | mode::DESCENDING));
         assert!(a > b);
         assert_eq!(a.map(i32::MODE | mode::DESCENDING | mode::DECODE), 3i32 as u32);
+    }
+
+    /// A few values of every field type, edges included.
+    fn samples(seed: u64) -> impl Iterator<Item = u64> + Clone {
+        let edges = [0, 1, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x8000_0000, 0xffff_ffff, 1 << 63, u64::MAX];
+        let mut x = seed;
+        edges.into_iter().chain((0..40).map(move |_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> (x % 61)
+        }))
+    }
+
+    /// `key_cmp` of tuples is the lexicographic order of the fields, each in
+    /// its own order (integers as Rust orders them, floats by `total_cmp`,
+    /// `Reverse` reversed), and bits round-trip.
+    #[test]
+    fn tuples_order_field_by_field() {
+        fn check<T: SortKey>(make: impl Fn(u64, u64, u64) -> T, want: impl Fn(&T, &T) -> Ordering) {
+            let all: Vec<T> = samples(1)
+                .zip(samples(2).cycle().skip(5))
+                .zip(samples(3).cycle().skip(9))
+                .map(|((a, b), c)| make(a, b, c))
+                .collect();
+            for x in &all {
+                assert_eq!(T::from_bits(x.to_bits()).to_bits(), x.to_bits(), "{x:?} round trip");
+                for y in &all {
+                    assert_eq!(x.key_cmp(y), want(x, y), "{} {x:?} vs {y:?}", T::NAME);
+                }
+            }
+        }
+        check(|a, b, _| Tuple((a as u32, b as u32)), |x, y| x.0.cmp(&y.0));
+        check(
+            |a, b, _| Tuple((f32::from_bits(a as u32), b as i32)),
+            |x, y| x.0.0.total_cmp(&y.0.0).then(x.0.1.cmp(&y.0.1)),
+        );
+        check(
+            |a, b, c| Tuple((a as i16, Reverse(f32::from_bits(b as u32)), c as u8)),
+            |x, y| x.0.0.cmp(&y.0.0).then(y.0.1.0.total_cmp(&x.0.1.0)).then(x.0.2.cmp(&y.0.2)),
+        );
+        check(|a, b, _| Tuple((Reverse(a as i8), b as u16)), |x, y| x.0.cmp(&y.0));
+        check(|a, b, c| Tuple((a as u8, Reverse(b as u32), c as i16)), |x, y| x.0.cmp(&y.0));
+        assert_eq!(<Tuple<(i16, Reverse<f32>, u8)>>::NAME, "(i16, Reverse<f32>, u8)");
+    }
+
+    #[test]
+    fn byte_strings_order_as_memcmp() {
+        let all: Vec<[u8; 8]> = samples(4).map(|x| x.to_le_bytes()).collect();
+        for x in &all {
+            for y in &all {
+                assert_eq!(x.key_cmp(y), x.as_slice().cmp(y.as_slice()));
+                let (a, b) = ([x[0], x[1], x[2], x[3]], [y[0], y[1], y[2], y[3]]);
+                assert_eq!(a.key_cmp(&b), a.cmp(&b));
+            }
+        }
     }
 }

@@ -85,8 +85,8 @@ macro_rules! kernel_name {
     (map_keys) => {
         "map_keys"
     };
-    (convert_keys_u16) => {
-        "convert_keys_u16"
+    (encode_keys) => {
+        "encode_keys"
     };
     (iota) => {
         "iota"
@@ -175,8 +175,9 @@ names! {
     VERIFY = verify;
     /// Keys onto or back from their ordered patterns.
     MAP_KEYS = map_keys;
-    /// 16-bit keys widened into, or narrowed back from, 32-bit patterns.
-    CONVERT_KEYS_U16 = convert_keys_u16;
+    /// Keys stored as fields (tuples, byte strings, 16-bit keys) encoded into,
+    /// or decoded back from, their ordered words.
+    ENCODE_KEYS = encode_keys;
     /// `0, 1, ..., n - 1`.
     IOTA = iota;
     /// Each item's position in its row, `i % row`.

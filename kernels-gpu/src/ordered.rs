@@ -95,3 +95,158 @@ macro_rules! mapper {
 }
 mapper!(map32, u32, i32_to_ordered, f32_to_ordered, ordered_to_i32, ordered_to_f32);
 mapper!(map64, u64, i64_to_ordered, f64_to_ordered, ordered_to_i64, ordered_to_f64);
+
+/// Per-field flags of [`Fields`].
+pub mod field {
+    /// A signed integer field: flip its sign bit.
+    pub const SIGNED: u32 = 1;
+    /// An IEEE float field (4 or 8 bytes): total order.
+    pub const FLOAT: u32 = 2;
+    /// The field descending: invert its ordered bits.
+    pub const DESCENDING: u32 = 4;
+    /// Bytes compared in memory order (a byte string): the first byte is the
+    /// most significant.
+    pub const BIG_ENDIAN: u32 = 8;
+}
+
+/// A key stored other than as its device word (a tuple, a byte string, a
+/// 16-bit key): where each of its fields lies in the key's bytes and how it
+/// maps onto its part of one ordered word, the first field in the highest
+/// bits, later fields below it (bits below the last field are zero). Host
+/// and device share it; the host passes it to `encode_keys` as one `u64`.
+///
+/// Layout of the `u64`: field `i` in bits `12 i .. 12 i + 12` (byte offset:
+/// 6 bits, log2 of its bytes: 2 bits, [`field`] flags: 4 bits), the number
+/// of fields in bits 48..51, the key's size in bytes (the stride between
+/// keys) in bits 51..58.
+///
+/// ```
+/// use warpsort_kernels::ordered::{field, Fields};
+/// // (u32, i16) stored as {a: u32 at 0, b: i16 at 4}, 8 bytes a key.
+/// let f = Fields::new(8).with(0, 4, 0).with(4, 2, field::SIGNED);
+/// assert_eq!((f.count(), f.stride(), f.bits()), (2, 8, 48));
+/// let p = f.pack(64, |i| [7, (-1i16) as u16 as u64][i]);
+/// assert_eq!(p, 7 << 32 | 0x7fff << 16);
+/// let mut v = [0; 2];
+/// f.unpack(64, p, |i, b| v[i] = b);
+/// assert_eq!(v, [7, 0xffff]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fields(pub u64);
+
+impl Fields {
+    /// The most fields a key has.
+    pub const MAX: usize = 4;
+
+    /// No fields yet, keys of `stride` bytes (at most 127).
+    pub const fn new(stride: u32) -> Self {
+        assert!(stride > 0 && stride < 128, "a key of 1 to 127 bytes");
+        Fields((stride as u64) << 51)
+    }
+
+    /// One more field, after the others in significance: `bytes` (1, 2, 4
+    /// or 8) at byte `offset` (below 64) with [`field`] `flags`.
+    pub const fn with(self, offset: u32, bytes: u32, flags: u32) -> Self {
+        let n = self.count();
+        assert!(n < Self::MAX, "at most four fields");
+        assert!(offset < 64 && offset + bytes <= self.stride(), "a field inside the key");
+        assert!(bytes.is_power_of_two() && bytes <= 8, "fields of 1, 2, 4 or 8 bytes");
+        assert!(flags & field::FLOAT == 0 || bytes >= 4, "float fields of 4 or 8 bytes");
+        let f = offset as u64 | (bytes.trailing_zeros() as u64) << 6 | (flags as u64 & 15) << 8;
+        Fields((self.0 & !(7 << 48)) | f << (12 * n) | ((n + 1) as u64) << 48)
+    }
+
+    /// How many fields.
+    #[inline(always)]
+    pub const fn count(self) -> usize {
+        ((self.0 >> 48) & 7) as usize
+    }
+
+    /// Bytes of one key.
+    #[inline(always)]
+    pub const fn stride(self) -> u32 {
+        ((self.0 >> 51) & 127) as u32
+    }
+
+    /// Field `i`: its byte offset, bytes and flags.
+    #[inline(always)]
+    pub const fn field(self, i: usize) -> (u32, u32, u32) {
+        let f = (self.0 >> (12 * i)) as u32;
+        (f & 63, 1 << ((f >> 6) & 3), (f >> 8) & 15)
+    }
+
+    /// Bits of the ordered word the fields fill.
+    pub const fn bits(self) -> u32 {
+        let mut b = 0;
+        let mut i = 0;
+        while i < self.count() {
+            b += self.field(i).1 * 8;
+            i += 1;
+        }
+        b
+    }
+
+    /// The ordered word (of `word_bits`, 32 or 64, in a `u64`) of a key
+    /// whose field `i` holds the bits `value(i)` (zero-extended, in the
+    /// key's own byte order).
+    #[inline(always)]
+    pub fn pack(self, word_bits: u32, value: impl Fn(usize) -> u64) -> u64 {
+        let (mut p, mut pos) = (0, word_bits);
+        for i in 0..self.count() {
+            let (_, bytes, flags) = self.field(i);
+            pos -= bytes * 8;
+            p |= field_to_ordered(value(i), bytes, flags) << pos;
+        }
+        p
+    }
+
+    /// Gives `field(i, bits)` the bits of each field of the key whose
+    /// ordered word is `p` (the inverse of [`Fields::pack`]; bits below the
+    /// last field are ignored).
+    #[inline(always)]
+    pub fn unpack(self, word_bits: u32, p: u64, mut field: impl FnMut(usize, u64)) {
+        let mut pos = word_bits;
+        for i in 0..self.count() {
+            let (_, bytes, flags) = self.field(i);
+            pos -= bytes * 8;
+            field(i, ordered_to_field((p >> pos) & low_mask(bytes), bytes, flags));
+        }
+    }
+}
+
+/// The low `bytes` bytes set.
+#[inline(always)]
+const fn low_mask(bytes: u32) -> u64 {
+    if bytes >= 8 { u64::MAX } else { (1 << (bytes * 8)) - 1 }
+}
+
+/// A field of `bytes` (its bits zero-extended in `v`) onto its ordered
+/// pattern under [`field`] `flags`.
+#[inline(always)]
+pub const fn field_to_ordered(v: u64, bytes: u32, flags: u32) -> u64 {
+    let w = bytes * 8;
+    let v = if flags & field::BIG_ENDIAN != 0 { v.swap_bytes() >> (64 - w) } else { v };
+    let o = if flags & field::FLOAT != 0 {
+        if w == 32 { f32_to_ordered(v as u32) as u64 } else { f64_to_ordered(v) }
+    } else if flags & field::SIGNED != 0 {
+        v ^ (1 << (w - 1))
+    } else {
+        v
+    };
+    if flags & field::DESCENDING != 0 { !o & low_mask(bytes) } else { o }
+}
+
+/// Inverse of [`field_to_ordered`].
+#[inline(always)]
+pub const fn ordered_to_field(o: u64, bytes: u32, flags: u32) -> u64 {
+    let w = bytes * 8;
+    let o = if flags & field::DESCENDING != 0 { !o & low_mask(bytes) } else { o };
+    let v = if flags & field::FLOAT != 0 {
+        if w == 32 { ordered_to_f32(o as u32) as u64 } else { ordered_to_f64(o) }
+    } else if flags & field::SIGNED != 0 {
+        o ^ (1 << (w - 1))
+    } else {
+        o
+    };
+    if flags & field::BIG_ENDIAN != 0 { v.swap_bytes() >> (64 - w) } else { v }
+}

@@ -5,7 +5,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr};
 
-use super::{items, shape, val_bytes};
+use super::{items, val_bytes};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use warpsort_kernels::config::order_scan;
@@ -79,14 +79,14 @@ impl Gpu {
             None => (0, None),
         };
         let it = items::<K>(k, v.as_ref().map_or(0, |a| a.0), vb, n);
-        // 16-bit keys are checked as their 32-bit patterns (mapped below).
-        let wide = self.widen_keys(&it, shape::<K>(0).narrow, 0)?;
+        // Keys stored as fields are checked as their ordered words.
+        let wide = self.widen_keys::<K::Bits>(&it, K::FIELDS, 0)?;
         let it = wide.as_ref().map_or(it, |(_, w)| *w);
         let counters = self.stream().alloc_zeros::<u64>(2)?;
         let c = self.ptr(&counters);
         if n > 0 {
             let p = self.policy();
-            let check = Verify { items: &it, mode: K::MODE | order.mode(), descents: c, sum: c + 8 };
+            let check = Verify { items: &it, mode: words_mode::<K>(order), descents: c, sum: c + 8 };
             self.launch(&check, Shape::covering(n, p.elementwise_threads, p.check_max_blocks))?;
         }
         let host = self.stream().clone_dtoh(&counters)?;
@@ -164,9 +164,9 @@ impl Gpu {
         };
         let across = self.stream().alloc_zeros::<u32>(1)?;
         if n > 1 && count > 1 {
-            // 16-bit keys are checked as their 32-bit patterns.
+            // Keys stored as fields are checked as their ordered words.
             let it = items::<K>(k, 0, 0, n);
-            let wide = self.widen_keys(&it, shape::<K>(0).narrow, 0)?;
+            let wide = self.widen_keys::<K::Bits>(&it, K::FIELDS, 0)?;
             let keys = wide.as_ref().map_or(k, |(_, w)| w.keys);
             let word = it.kind.keys_only();
             let p = self.policy();
@@ -177,7 +177,7 @@ impl Gpu {
                 offsets: off,
                 count,
                 row,
-                mode: K::MODE | order.mode(),
+                mode: words_mode::<K>(order),
                 across: self.ptr(&across),
             };
             self.launch(&boundaries, Shape::covering(count, p.elementwise_threads, p.check_max_blocks))?;
@@ -206,4 +206,10 @@ impl Gpu {
         let none = None;
         Ok(self.check_segments::<K, u32>(keys, none, segments, order)?.descents == 0)
     }
+}
+
+/// How the check maps `K`'s device words in `order`: keys stored as fields
+/// arrive encoded (ascending), the rest as their own bits.
+fn words_mode<K: SortKey>(order: Order) -> u32 {
+    if K::FIELDS.is_some() { order.mode() } else { K::MODE | order.mode() }
 }

@@ -22,7 +22,7 @@ use cudarc::driver::{DevicePtr, DevicePtrMut, SyncOnDrop};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::key::{Payload, SortKey};
-use crate::launch::{DevPtr, Items};
+use crate::launch::{DevPtr, ItemKind, Items};
 use crate::options::SortOptions;
 use crate::plan::SortShape;
 use sort::STABLE_MAX_LEN;
@@ -50,11 +50,12 @@ impl Gpu {
 /// What sorting `n` keys of type `K` with payloads of type `V` (none for
 /// `V = ()`) is, for the plans.
 pub(crate) fn shape<K: SortKey>(val_bytes: usize) -> SortShape {
-    SortShape::new(size_of::<K>(), val_bytes)
+    SortShape { kind: ItemKind::new(size_of::<K::Bits>(), val_bytes), fields: K::FIELDS }
 }
 
-/// `n` keys of `K` at `keys` as the kernels see them (16-bit keys say
-/// `u32`: the plan widens them), with values of `val_bytes` at `vals`.
+/// `n` keys of `K` at `keys` as the kernels see them (keys stored as fields
+/// say their word: the plan encodes them), with values of `val_bytes` at
+/// `vals`.
 pub(crate) fn items<K: SortKey>(keys: DevPtr, vals: DevPtr, val_bytes: usize, n: usize) -> Items {
     Items::new(keys, vals, n, shape::<K>(val_bytes).kind)
 }

@@ -99,7 +99,6 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     let vb = if pairs { size_of::<V>() } else { 0 };
     let kind = ItemKind::new(kb, vb);
     let mode = K::MODE | opts.sort.order.mode();
-    let narrow = size_of::<K>() == 2;
     let mut events: Vec<Vec<CudaEvent>> = members.iter().map(|_| Vec::new()).collect();
     let mark = |events: &mut Vec<Vec<CudaEvent>>| -> Result<()> {
         for (m, ev) in members.iter().zip(events.iter_mut()) {
@@ -119,8 +118,8 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
         let (gpu, n) = (m.gpu, inp.n);
         let buf = Buf::<u8, u8>::new(gpu, n, kind)?;
         let items = buf.items(gpu);
-        if narrow {
-            gpu.convert16(inp.keys, items.keys, n, mode)?;
+        if let Some(fields) = K::FIELDS {
+            gpu.encode_keys(kind.keys_only(), fields, inp.keys, items.keys, n, mode)?;
         } else {
             gpu.copy_dtod(items.keys, inp.keys, n * kb)?;
             gpu.map_keys(&items, mode)?;
@@ -265,7 +264,7 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     }
     let mut shares = Vec::with_capacity(members.len());
     for (m, f) in members.iter().zip(finals) {
-        shares.push(decode::<K, V>(m.gpu, f, mode, narrow)?);
+        shares.push(decode::<K, V>(m.gpu, f, mode)?);
     }
     mark(&mut events)?;
 
@@ -316,14 +315,14 @@ fn download<T: DeviceRepr + Default + Clone>(gpu: &Gpu, buf: &CudaSlice<u8>, n: 
 }
 
 /// A share in the caller's types: keys mapped back from their ordered
-/// patterns in place (16-bit keys narrowed into a buffer of their own),
-/// values as they are.
-fn decode<K: SortKey, V: Payload>(gpu: &Gpu, f: Buf<K, V>, mode: u32, narrow: bool) -> Result<Share<K, V>> {
+/// patterns in place (keys stored as fields decoded into a buffer of their
+/// own), values as they are.
+fn decode<K: SortKey, V: Payload>(gpu: &Gpu, f: Buf<K, V>, mode: u32) -> Result<Share<K, V>> {
     let (n, back) = (f.n, mode | warpsort_kernels::ordered::mode::DECODE);
-    let keys = if narrow {
-        // SAFETY: written by the conversion before anything reads it.
+    let keys = if let Some(fields) = K::FIELDS {
+        // SAFETY: written by the decoding before anything reads it.
         let keys = unsafe { gpu.stream().alloc::<K>(n) }?;
-        gpu.convert16(gpu.ptr(&keys), gpu.ptr(&f.keys), n, back)?;
+        gpu.encode_keys(f.kind.keys_only(), fields, gpu.ptr(&keys), gpu.ptr(&f.keys), n, back)?;
         keys
     } else {
         gpu.map_keys(&Items::new(gpu.ptr(&f.keys), 0, n, f.kind.keys_only()), back)?;

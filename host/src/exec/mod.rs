@@ -39,10 +39,8 @@ impl Gpu {
         if plan.algo == Algo::Nothing {
             return Ok(());
         }
-        match plan.widened {
-            Some(at) => self.on_wide_keys(items, mode, temp + at as u64, |wide| self.run_algo(wide, plan, temp)),
-            None => self.with_ordered_keys(items, mode, || self.run_algo(items, plan, temp)),
-        }
+        let wide = plan.widened.map(|at| temp + at as u64);
+        self.on_words(items, plan.shape, wide, mode, |words| self.run_algo(words, plan, temp))
     }
 
     /// The algorithm alone, on keys already in their ordered patterns

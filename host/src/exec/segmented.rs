@@ -12,8 +12,8 @@ use crate::launch::families::{
 };
 use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
+use crate::plan::SortPlan;
 use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, SegmentLaunch};
-use crate::plan::{SortPlan, SortShape};
 
 impl Gpu {
     /// One launch of a segmented kernel over `segments` of `items`.
@@ -50,10 +50,7 @@ impl Gpu {
                 Ok(())
             }
         };
-        match plan.widened {
-            Some(at) => self.on_wide_keys(items, mode, temp + at as u64, body),
-            None => self.with_ordered_keys(items, mode, || body(items)),
-        }
+        self.on_words(items, plan.shape, plan.widened.map(|at| temp + at as u64), mode, body)
     }
 
     /// Checks the offsets on the GPU and counts the segments of each class
@@ -118,7 +115,7 @@ impl Gpu {
         let long: Vec<(usize, usize)> =
             long.iter().map(|&e| (e as u32 as usize, ((e >> 32) - (e & 0xffff_ffff)) as usize)).collect();
         // The merge sort's plan for the longest segment: its storage serves every shorter one.
-        let inner = SortShape { narrow: false, ..plan.shape };
+        let inner = plan.shape.words();
         let longest = long.iter().map(|l| l.1).max().unwrap_or(0);
         let long_plan = SortPlan::new(opts, inner, longest, p)?;
         self.check_plan(&classes)?;
@@ -136,10 +133,7 @@ impl Gpu {
                 }
                 Ok(())
             };
-            match plan.widened {
-                Some(w) => self.on_wide_keys(items, mode, at(w), body),
-                None => self.with_ordered_keys(items, mode, || body(items)),
-            }
+            self.on_words(items, plan.shape, plan.widened.map(at), mode, body)
         })
     }
 }

@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 
+use warpsort_kernels::ordered::Fields;
+
 use crate::error::{Error, Result};
 use crate::launch::ItemKind;
 use crate::options::SortOptions;
@@ -26,12 +28,14 @@ pub(crate) const MIN_ITEMS: usize = 1 << 12;
 pub(crate) const MAX_SAMPLES: usize = 1 << 16;
 
 /// What is sorted: `n` items of `kind` (keys as ordered patterns, values)
-/// from host keys of `host_key_bytes` (2 for 16-bit keys, widened on the GPU).
+/// from host keys that are their own words or are stored as `fields`
+/// (16-bit keys, tuples, byte strings: encoded on the GPU from a copy as
+/// the host holds them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Work {
     pub n: usize,
     pub kind: ItemKind,
-    pub host_key_bytes: usize,
+    pub fields: Option<Fields>,
 }
 
 impl Work {
@@ -39,9 +43,10 @@ impl Work {
         self.kind.item_bytes()
     }
 
-    /// Device bytes per item for 16-bit keys' narrow copies (0 otherwise).
-    fn narrow_bytes(&self) -> usize {
-        if self.host_key_bytes == 2 { 2 } else { 0 }
+    /// Device bytes per item for the copy of keys stored as fields as the
+    /// host holds them (0 for keys that are their own words).
+    pub fn raw_bytes(&self) -> usize {
+        self.fields.map_or(0, |f| f.stride() as usize)
     }
 }
 
@@ -84,7 +89,7 @@ fn cut(n: usize, k: usize) -> Vec<Range<usize>> {
 impl StreamPlan {
     /// The plan for `w` within `limit` bytes of device memory.
     pub fn new(opts: &SortOptions, w: Work, limit: usize, p: &Policy) -> Result<Self> {
-        let (n, ib, nb) = (w.n, w.item_bytes(), w.narrow_bytes());
+        let (n, ib, nb) = (w.n, w.item_bytes(), w.raw_bytes());
         let longest_run = if opts.stable { crate::api::sort::STABLE_MAX_LEN } else { usize::MAX };
         // On the GPU: the items, a second copy to merge into, the runs' sort.
         let k = (n * ib / STREAMING.min_run_bytes.max(1)).clamp(1, STREAMING.runs).max(n.div_ceil(longest_run));
@@ -208,7 +213,7 @@ mod tests {
     use crate::policy::HOPPER;
 
     fn work(n: usize, kb: usize, vb: usize) -> Work {
-        Work { n, kind: ItemKind::new(kb, vb), host_key_bytes: kb }
+        Work { n, kind: ItemKind::new(kb, vb), fields: None }
     }
 
     #[test]
@@ -240,7 +245,7 @@ mod tests {
         let opts = SortOptions::default();
         for (kb, vb) in [(4, 0), (2, 0), (8, 4), (4, 8)] {
             let w = work(1 << 26, kb, vb);
-            let ib = w.kind.item_bytes() + w.narrow_bytes();
+            let ib = w.kind.item_bytes() + w.raw_bytes();
             for limit in [(1 << 26) * ib * 5 / 4, (1 << 26) * ib * 3 / 2, (1 << 26) * ib * 7 / 4] {
                 let p = StreamPlan::new(&opts, w, limit, &HOPPER).unwrap();
                 let Route::Resident { runs, bucket, .. } = &p.route else { panic!("{kb}+{vb} {limit}: {p:?}") };
@@ -261,7 +266,7 @@ mod tests {
         for (kb, vb, stable) in [(4, 0, false), (8, 8, false), (4, 8, true), (8, 4, true)] {
             let opts = SortOptions { stable, ..Default::default() };
             for limit in [1 << 20, 3 << 20, 100 << 20, 1 << 30] {
-                let w = Work { n: 50_000_007, kind: ItemKind::new(kb, vb), host_key_bytes: kb };
+                let w = Work { n: 50_000_007, kind: ItemKind::new(kb, vb), fields: None };
                 if let Ok(p) = StreamPlan::new(&opts, w, limit, &HOPPER) {
                     assert!(p.device_bytes <= limit, "{kb}+{vb} stable {stable}: {} > {limit}", p.device_bytes);
                 }

@@ -6,6 +6,7 @@ use std::mem::size_of;
 use std::ops::Range;
 
 use cudarc::driver::{CudaEvent, CudaSlice};
+use warpsort_kernels::ordered::Fields;
 use warpsort_kernels::ordered::mode::DECODE;
 
 use super::plan::{self, Route, StreamPlan, Work};
@@ -22,22 +23,25 @@ use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::policy::STREAMING;
 
-/// Device room for `cap` items: ordered keys, values, and (16-bit keys)
-/// the keys as the host holds them.
+/// Device room for `cap` items: ordered keys, values, and (keys stored as
+/// fields, with `raw`) the keys as the host holds them.
 struct DevItems {
     keys: CudaSlice<u8>,
     vals: Option<CudaSlice<u8>>,
-    narrow: Option<CudaSlice<u8>>,
+    raw: Option<(CudaSlice<u8>, Fields)>,
     kind: ItemKind,
 }
 
 impl DevItems {
-    fn new(gpu: &Gpu, cap: usize, w: &Work, narrow: bool) -> Result<Self> {
+    fn new(gpu: &Gpu, cap: usize, w: &Work, raw: bool) -> Result<Self> {
         let (kb, vb) = (w.kind.key_bytes(), w.kind.val_bytes());
         let s = gpu.stream();
         let vals = if vb > 0 { Some(alloc_bytes(s, cap * vb)?) } else { None };
-        let narrow = if narrow && w.host_key_bytes == 2 { Some(alloc_bytes(s, cap * 2)?) } else { None };
-        Ok(DevItems { keys: alloc_bytes(s, cap * kb)?, vals, narrow, kind: w.kind })
+        let raw = match w.fields {
+            Some(f) if raw => Some((alloc_bytes(s, cap * f.stride() as usize)?, f)),
+            _ => None,
+        };
+        Ok(DevItems { keys: alloc_bytes(s, cap * kb)?, vals, raw, kind: w.kind })
     }
 
     fn items(&self, gpu: &Gpu, n: usize) -> Items {
@@ -46,8 +50,8 @@ impl DevItems {
 
     /// Where item `at`'s key is as the host holds it (`host_key_bytes` wide).
     fn host_keys(&self, gpu: &Gpu, at: usize) -> DevPtr {
-        match &self.narrow {
-            Some(nw) => gpu.ptr(nw) + (at * 2) as u64,
+        match &self.raw {
+            Some((r, f)) => gpu.ptr(r) + (at * f.stride() as usize) as u64,
             None => gpu.ptr(&self.keys) + (at * self.kind.key_bytes()) as u64,
         }
     }
@@ -56,12 +60,15 @@ impl DevItems {
         self.vals.as_ref().map_or(0, |v| gpu.ptr(v) + (at * self.kind.val_bytes()) as u64)
     }
 
-    /// Maps items `at..at + len` onto ordered patterns under `m` (from the
-    /// narrow copy for 16-bit keys), or back (`m` with `DECODE`; into the
-    /// narrow copy).
+    /// Maps items `at..at + len` onto ordered patterns under `m` (encoded
+    /// from the raw copy for keys stored as fields), or back (`m` with
+    /// `DECODE`; into the raw copy).
     fn code(&self, gpu: &Gpu, at: usize, len: usize, m: u32) -> Result<()> {
-        match &self.narrow {
-            Some(_) => gpu.convert16(self.host_keys(gpu, at), self.items(gpu, at + len).range(at, len).keys, len, m),
+        match &self.raw {
+            Some((_, f)) => {
+                let words = self.items(gpu, at + len).range(at, len).keys;
+                gpu.encode_keys(self.kind.keys_only(), *f, self.host_keys(gpu, at), words, len, m)
+            }
             None => gpu.map_keys(&self.items(gpu, at + len).range(at, len), m),
         }
     }
@@ -119,7 +126,7 @@ impl Gpu {
             same_len(n, v.len())?;
         }
         let vb = if vals.is_some() { size_of::<V>() } else { 0 };
-        let w = Work { n, kind: ItemKind::new(size_of::<K::Bits>(), vb), host_key_bytes: size_of::<K>() };
+        let w = Work { n, kind: ItemKind::new(size_of::<K::Bits>(), vb), fields: K::FIELDS };
         let limit = match opts.memory_limit {
             Some(l) => l,
             None => {
@@ -186,11 +193,11 @@ impl Ctx<'_> {
             }
             _ => &a,
         };
-        // Decode into `fin` (16-bit keys into `a`'s narrow copy).
-        let kdown = match &a.narrow {
-            Some(nw) => {
-                gpu.convert16(gpu.ptr(nw), gpu.ptr(&fin.keys), n, self.mode | DECODE)?;
-                gpu.ptr(nw)
+        // Decode into `fin` (keys stored as fields into `a`'s raw copy).
+        let kdown = match &a.raw {
+            Some((r, f)) => {
+                gpu.encode_keys(self.w.kind.keys_only(), *f, gpu.ptr(r), gpu.ptr(&fin.keys), n, self.mode | DECODE)?;
+                gpu.ptr(r)
             }
             None => {
                 gpu.map_keys(&fin.items(gpu, n), self.mode | DECODE)?;

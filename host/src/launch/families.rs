@@ -2,6 +2,8 @@
 //! and its parameters in the order the device declares them
 //! ([`Kernel::params`]). The device sources are named beside each.
 
+use warpsort_kernels::ordered::Fields;
+
 use super::{DevPtr, Family, ItemKind, Items, Kernel, KernelId, Param};
 
 /// The samples a merge pass's partition searches first (every
@@ -511,21 +513,32 @@ impl Kernel for MapKeys {
     }
 }
 
-/// `convert_keys_u16` (device `checks::convert16`): 16-bit keys widened into
-/// 32-bit ordered patterns, or narrowed back.
-pub(crate) struct ConvertKeys16 {
-    pub narrow: DevPtr,
-    pub wide: DevPtr,
+/// `encode_keys_{u32,u64}` (device `checks::encode_keys`): keys stored as
+/// fields (tuples, byte strings, 16-bit keys) encoded into their ordered
+/// words, or decoded back (`mode::DECODE`).
+pub(crate) struct EncodeKeys {
+    /// The word: `U32` or `U64`.
+    pub word: ItemKind,
+    /// The keys as stored, `fields.stride()` bytes each.
+    pub raw: DevPtr,
+    pub words: DevPtr,
     pub n: usize,
+    pub fields: Fields,
     pub mode: u32,
 }
 
-impl Kernel for ConvertKeys16 {
+impl Kernel for EncodeKeys {
     fn id(&self) -> KernelId {
-        KernelId::plain(Family::ConvertKeys16)
+        KernelId::new(Family::EncodeKeys, self.word)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.narrow), Param::Ptr(self.wide), u64(self.n), Param::U32(self.mode)]
+        vec![
+            Param::Ptr(self.raw),
+            Param::Ptr(self.words),
+            u64(self.n),
+            Param::U64(self.fields.0),
+            Param::U32(self.mode),
+        ]
     }
 }
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE,
 };
+use warpsort_kernels::ordered::Fields;
 
 use super::families::*;
 use super::*;
@@ -112,6 +113,8 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
     }
     for word in WORDS {
         all.push(Box::new(MapKeys { word, keys: 1, n: 2, mode: 0 }));
+        let fields = Fields::new(8).with(0, 4, 0);
+        all.push(Box::new(EncodeKeys { word, raw: 1, words: 2, n: 3, fields, mode: 0 }));
         all.push(Box::new(Iota { word, out: 1, n: 2 }));
         all.push(Box::new(Gather { word, src: 1, idx: 2, dst: 3, n: 4 }));
         all.push(Box::new(SearchBounds { word, keys: 1, n: 2, queries: 3, upper: 4, q: 5, out: 6 }));
@@ -125,7 +128,6 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
     all.push(Box::new(SegmentClassesList { offsets: 1, segments: 2, n: 3, counters: 4, lists: 5, room: 6 }));
     let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
     all.push(Box::new(PaperGroupStarts { sequences: 2, groups: 2, tables }));
-    all.push(Box::new(ConvertKeys16 { narrow: 1, wide: 2, n: 3, mode: 0 }));
     all
 }
 

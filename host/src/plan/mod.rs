@@ -15,6 +15,7 @@ pub(crate) mod segments;
 pub(crate) mod splitters;
 
 use warpsort_kernels::config::{BLOCK_THREADS, BLOCK_TILE};
+use warpsort_kernels::ordered::Fields;
 
 use crate::error::Result;
 use crate::launch::{Family, ItemKind, KernelId, Shape};
@@ -35,18 +36,32 @@ pub(crate) trait Launches {
     fn launches(&self, out: &mut Vec<Launch>);
 }
 
-/// What a sort sorts: the items as the kernels see them, and whether the
-/// caller's keys are 16-bit (widened into 32-bit patterns around the sort).
+/// What a sort sorts: the items as the kernels see them, and for keys
+/// stored as fields (16-bit keys, tuples, byte strings) where those lie: they
+/// are encoded into a copy of ordered words around the sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SortShape {
     pub kind: ItemKind,
-    pub narrow: bool,
+    pub fields: Option<Fields>,
 }
 
 impl SortShape {
-    /// Keys of `key_bytes` (2, 4 or 8) with payloads of `val_bytes` (0, 4, 8).
+    /// Keys of `key_bytes` (4 or 8; 2: 16-bit keys, encoded) with payloads
+    /// of `val_bytes` (0, 4, 8).
     pub fn new(key_bytes: usize, val_bytes: usize) -> Self {
-        SortShape { kind: ItemKind::new(key_bytes.max(4), val_bytes), narrow: key_bytes == 2 }
+        let fields = (key_bytes == 2).then(|| Fields::new(2).with(0, 2, 0));
+        SortShape { kind: ItemKind::new(key_bytes.max(4), val_bytes), fields }
+    }
+
+    /// The same items with keys already in their words (nothing to encode).
+    pub fn words(self) -> Self {
+        SortShape { fields: None, ..self }
+    }
+
+    /// Bytes of the encoded copy of `n` keys (0 for keys that are their
+    /// own words).
+    pub fn encoded_bytes(self, n: usize) -> usize {
+        if self.fields.is_some() { n * self.kind.key_bytes() } else { 0 }
     }
 
     /// The same keys ranked by their positions (stable sorts).
@@ -89,7 +104,8 @@ pub(crate) enum Algo {
 pub(crate) struct SortPlan {
     pub n: usize,
     pub shape: SortShape,
-    /// 16-bit keys: the offset of their widened copy in temporary storage.
+    /// Keys stored as fields: the offset of their encoded copy in temporary
+    /// storage.
     pub widened: Option<usize>,
     /// Where the algorithm's own regions start in temporary storage.
     pub algo_at: usize,
@@ -128,7 +144,7 @@ impl SortPlan {
             Algo::Nothing | Algo::Bitonic(_) => 0,
         };
         let mut l = Layout::default();
-        let widened = (shape.narrow && n >= 2).then(|| l.region(n * 4));
+        let widened = (shape.fields.is_some() && n >= 2).then(|| l.region(shape.encoded_bytes(n)));
         let algo_at = if algo_bytes > 0 { l.region(algo_bytes) } else { l.next() };
         let presorted = match &algo {
             Algo::MergeSort(m) if m.passes > 0 && opts.presorted.scans(n, p) => {

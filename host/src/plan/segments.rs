@@ -103,7 +103,7 @@ impl RowsPlan {
             None => match SegmentKernel::for_class(segment_class(longest.min(u32::MAX as usize) as u32)) {
                 Some(k) => RowsSort::Kernel(SegmentLaunch::new(k, rows, shape.kind, p)),
                 None => {
-                    let inner = SortShape { narrow: false, ..shape };
+                    let inner = shape.words();
                     let full = SortPlan::new(opts, inner, longest, p)?;
                     let tail = n % len;
                     let last = (n > len && tail > 0).then(|| SortPlan::new(opts, inner, tail, p)).transpose()?;
@@ -112,7 +112,8 @@ impl RowsPlan {
             },
         };
         let mut l = Layout::default();
-        let widened = (shape.narrow && !matches!(sort, RowsSort::Nothing)).then(|| l.region(n * 4));
+        let widened =
+            (shape.fields.is_some() && !matches!(sort, RowsSort::Nothing)).then(|| l.region(shape.encoded_bytes(n)));
         let sort = match sort {
             RowsSort::Long { full, last, .. } => RowsSort::Long { full, last, at: l.region(full.temp_bytes) },
             s => s,
@@ -152,7 +153,7 @@ impl OffsetsPlan {
     pub fn new(shape: SortShape, n: usize, segments: usize) -> Self {
         let room = segment_lists_bound(n as u64, segments as u64) as usize;
         let mut l = Layout::default();
-        let widened = (shape.narrow && n > 0).then(|| l.region(n * 4));
+        let widened = (shape.fields.is_some() && n > 0).then(|| l.region(shape.encoded_bytes(n)));
         let counters = l.region(SEGMENT_COUNTERS * 4);
         let lists = l.region(room * 8);
         OffsetsPlan { n, segments, shape, widened, counters, lists, room, temp_bytes: l.bytes() }

@@ -38,6 +38,19 @@ impl CubMode {
     }
 }
 
+/// Keys as the harness reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct Records<'a> {
+    /// The harness's `dtype` argument.
+    pub dtype: &'static str,
+    /// The records, one after another.
+    pub bytes: &'a [u8],
+    /// How many.
+    pub n: usize,
+    /// Bytes of one key (for GB/s).
+    pub key_bytes: usize,
+}
+
 /// One measurement line of the harness (other keys it prints are ignored).
 #[derive(Debug, Deserialize, PartialEq)]
 pub struct CubLine {
@@ -153,9 +166,25 @@ impl Bench<'_> {
         segments: Option<&[u32]>,
         tag: &str,
     ) {
+        let records =
+            Records { dtype: K::NAME, bytes: bytemuck::cast_slice(input), n: input.len(), key_bytes: size_of::<K>() };
+        self.cub_rows_records(suite, case, mode, records, segments, tag);
+    }
+
+    /// [`Bench::cub_rows_case`] of keys given as the harness's records
+    /// (composite keys: their fields in the layout the harness reads).
+    pub fn cub_rows_records(
+        &mut self,
+        suite: &'static str,
+        case: &'static str,
+        mode: CubMode,
+        records: Records,
+        segments: Option<&[u32]>,
+        tag: &str,
+    ) {
         let Some(exe) = self.opts.cub.clone() else { return };
         let reps = self.opts.reps().max(10);
-        let out = match run_harness(&exe, K::NAME, mode.arg, reps, bytemuck::cast_slice(input), segments) {
+        let out = match run_harness(&exe, records.dtype, mode.arg, reps, records.bytes, segments) {
             Ok(out) => out,
             Err(e) => CubOutput { lines: Vec::new(), problems: vec![e] },
         };
@@ -166,9 +195,9 @@ impl Bench<'_> {
                 dtype: mode.dtype,
                 pairs: mode.pairs,
                 dist: case,
-                n: input.len(),
+                n: records.n,
                 ms: line.ms_median,
-                bytes_per_key: 2 * (size_of::<K>() + mode.val_bytes),
+                bytes_per_key: 2 * (records.key_bytes + mode.val_bytes),
                 verified: line.verified,
             });
         }

@@ -27,6 +27,10 @@ pub enum Suite {
     /// u32 keys with u64 values against n (2^12..2^28), unstable and
     /// stable, beside CUB.
     Values,
+    /// Composite keys (tuples, byte strings) and a three-column ORDER BY,
+    /// beside CUB's comparator merge sort and its radix sort with a
+    /// decomposer.
+    Custom,
     /// GPU-Warpsort's tile and merge parameters.
     Tune,
     /// Time per kernel of GPU-Warpsort and bitonic sort.

@@ -1,6 +1,7 @@
 //! One function per benchmark suite; [`run`] picks it.
 
 mod basic;
+mod custom;
 mod host;
 mod multigpu;
 mod paper;
@@ -25,6 +26,7 @@ pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
         Suite::Presorted => presorted::presorted(b),
         Suite::Types => types::types(b),
         Suite::Values => types::values(b),
+        Suite::Custom => custom::custom(b),
         Suite::Tune => tune::tune(b),
         Suite::Steps => steps::steps(b),
         Suite::Paper => paper::paper_suite(b),
