@@ -4,7 +4,16 @@
 // Build:  nvcc -O3 -std=c++17 -arch=sm_90 -o cub_bench cub_bench.cu
 // Usage:  cub_bench <keys.bin> <dtype> <mode> <reps> [segments.bin]
 //   keys.bin      raw little-endian keys; n = file size / sizeof(dtype)
-//   dtype         u32 | i32 | f32 | u64 | i64 | f64
+//   dtype         u32 | i32 | f32 | u64 | i64 | f64, or a composite key
+//                 (packed records, no segments, modes 0, 1, argsort, stable):
+//                   u32x2   8 bytes: u32 a at 0, u32 b at 4; by a, then b
+//                   f32u32  8 bytes: f32 a at 0, u32 b at 4; a in IEEE
+//                           total order, then b
+//                   u64u32  16 bytes: u64 a at 0, u32 b at 8, 4 bytes of
+//                           padding at 12 (not compared, but carried and
+//                           checked bitwise); by a, then b
+//                   b16     16 bytes, byte 0 most significant (memcmp order)
+//                   b8      8 bytes, likewise
 //   mode          0 = keys only, 1 = key-value with values u32 0..n-1,
 //                 v64 = key-value with u64 values (i in both halves),
 //                 argsort = the permutation that sorts the keys (an iota
@@ -20,6 +29,12 @@
 // argsort SortPairsCopy and radix SortPairs after the iota; for stable
 // DeviceMergeSort::StableSortPairs and DeviceRadixSort::SortPairs (radix sort
 // is stable), both verified to keep equal keys in input order.
+// Composite keys go the same way, with the same algorithm names: merge sort
+// with a comparator for the record's order, radix sort with a decomposer
+// (CUB's custom-type overloads) naming the record's fields most significant
+// first: (a, b) for u32x2, f32u32 and u64u32 (not the padding), the bytes
+// 0..15 or 0..7 as uint8_t for b16 and b8. Radix treats f32u32's -0.0 and
+// +0.0 as equal, as for f32.
 // With segments (modes 0 and 1 only): cub::DeviceSegmentedSort and
 // cub::DeviceSegmentedRadixSort.
 //
@@ -35,14 +50,19 @@
 
 #include <cub/cub.cuh>
 #include <cuda/std/bit>
+#include <cuda/std/tuple>
 #include <cuda/std/type_traits>
+#include <cuda/std/utility>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define CUDA_CHECK(expr)                                                              \
@@ -122,6 +142,166 @@ static Bits<T> check_key(T v, Order order) {
   }
   return order_bits(v);
 }
+
+// ---------------------------------------------------------------------------
+// Composite keys
+// ---------------------------------------------------------------------------
+
+// The records as the Rust benchmark writes them. b16 and b8 are aligned to
+// their size (a whole-record load); that changes no byte of the layout.
+struct U32x2 {
+  std::uint32_t a, b;
+};
+struct F32U32 {
+  float a;
+  std::uint32_t b;
+};
+struct alignas(8) U64U32 {
+  std::uint64_t a;
+  std::uint32_t b;
+  std::uint32_t pad;  // not part of the key
+};
+struct alignas(16) B16 {
+  std::uint8_t b[16];
+};
+struct alignas(8) B8 {
+  std::uint8_t b[8];
+};
+static_assert(sizeof(U32x2) == 8 && sizeof(F32U32) == 8 && sizeof(U64U32) == 16 &&
+                  sizeof(B16) == 16 && sizeof(B8) == 8,
+              "composite records must match the Rust layout");
+
+template <class T>
+inline constexpr bool kComposite = false;
+template <>
+inline constexpr bool kComposite<U32x2> = true;
+template <>
+inline constexpr bool kComposite<F32U32> = true;
+template <>
+inline constexpr bool kComposite<U64U32> = true;
+template <>
+inline constexpr bool kComposite<B16> = true;
+template <>
+inline constexpr bool kComposite<B8> = true;
+
+// Byte records compared as big-endian 64-bit words (in registers; the data
+// stay as they are).
+__host__ __device__ inline std::uint32_t bswap32(std::uint32_t x) {
+#ifdef __CUDA_ARCH__
+  return __byte_perm(x, 0, 0x0123);
+#else
+  return __builtin_bswap32(x);
+#endif
+}
+
+template <int Words>
+struct U32Words {
+  std::uint32_t w[Words];
+};
+
+// Bytes 8i..8i+7 of a byte record as a number, byte 8i most significant.
+template <class R>
+__host__ __device__ inline std::uint64_t be64(const R& r, int i) {
+  const auto w = ::cuda::std::bit_cast<U32Words<int(sizeof(R) / 4)>>(r);
+  return (std::uint64_t(bswap32(w.w[2 * i])) << 32) | bswap32(w.w[2 * i + 1]);
+}
+
+// Merge-sort comparators: the record's order.
+template <>
+struct TotalLess<U32x2> {
+  __host__ __device__ bool operator()(const U32x2& x, const U32x2& y) const {
+    return x.a < y.a || (x.a == y.a && x.b < y.b);
+  }
+};
+template <>
+struct TotalLess<F32U32> {
+  __host__ __device__ bool operator()(const F32U32& x, const F32U32& y) const {
+    const std::uint32_t xa = order_bits(x.a), ya = order_bits(y.a);
+    return xa < ya || (xa == ya && x.b < y.b);
+  }
+};
+template <>
+struct TotalLess<U64U32> {
+  __host__ __device__ bool operator()(const U64U32& x, const U64U32& y) const {
+    return x.a < y.a || (x.a == y.a && x.b < y.b);
+  }
+};
+template <>
+struct TotalLess<B16> {
+  __host__ __device__ bool operator()(const B16& x, const B16& y) const {
+    const std::uint64_t x0 = be64(x, 0), y0 = be64(y, 0);
+    return x0 < y0 || (x0 == y0 && be64(x, 1) < be64(y, 1));
+  }
+};
+template <>
+struct TotalLess<B8> {
+  __host__ __device__ bool operator()(const B8& x, const B8& y) const {
+    return be64(x, 0) < be64(y, 0);
+  }
+};
+
+// Radix-sort decomposers: references to the key's fields, most significant
+// first (CUB's custom-type radix sort).
+template <class T>
+struct Decomposer;
+template <>
+struct Decomposer<U32x2> {
+  __host__ __device__ ::cuda::std::tuple<std::uint32_t&, std::uint32_t&> operator()(U32x2& k) const {
+    return {k.a, k.b};
+  }
+};
+template <>
+struct Decomposer<F32U32> {
+  __host__ __device__ ::cuda::std::tuple<float&, std::uint32_t&> operator()(F32U32& k) const {
+    return {k.a, k.b};
+  }
+};
+template <>
+struct Decomposer<U64U32> {
+  __host__ __device__ ::cuda::std::tuple<std::uint64_t&, std::uint32_t&> operator()(U64U32& k) const {
+    return {k.a, k.b};
+  }
+};
+// All bytes as uint8_t, byte 0 first.
+template <class R, std::size_t... I>
+__host__ __device__ inline auto byte_refs(R& k, ::cuda::std::index_sequence<I...>) {
+  return ::cuda::std::tie(k.b[I]...);
+}
+template <>
+struct Decomposer<B16> {
+  __host__ __device__ auto operator()(B16& k) const {
+    return byte_refs(k, ::cuda::std::make_index_sequence<16>{});
+  }
+};
+template <>
+struct Decomposer<B8> {
+  __host__ __device__ auto operator()(B8& k) const {
+    return byte_refs(k, ::cuda::std::make_index_sequence<8>{});
+  }
+};
+
+// Verification order of composite keys, computed independently of the
+// comparators above: field tuples, and bytes (std::array compares
+// lexicographically) for b16 and b8. Radix order differs only for f32u32.
+static std::pair<std::uint32_t, std::uint32_t> check_key(const U32x2& k, Order) {
+  return {k.a, k.b};
+}
+static std::pair<std::uint32_t, std::uint32_t> check_key(const F32U32& k, Order order) {
+  return {check_key(k.a, order), k.b};
+}
+static std::pair<std::uint64_t, std::uint32_t> check_key(const U64U32& k, Order) {
+  return {k.a, k.b};
+}
+template <class R, std::size_t N = sizeof(R)>
+static std::array<std::uint8_t, N> byte_key(const R& k) {
+  std::array<std::uint8_t, N> bytes;
+  std::memcpy(bytes.data(), k.b, N);
+  return bytes;
+}
+static std::array<std::uint8_t, 16> check_key(const B16& k, Order) { return byte_key(k); }
+static std::array<std::uint8_t, 8> check_key(const B8& k, Order) { return byte_key(k); }
+
+static bool is_nan(const F32U32& k) { return k.a != k.a; }
 
 // ---------------------------------------------------------------------------
 // Host helpers
@@ -214,17 +394,56 @@ static void emit(const char* algo, const Run& r, size_t n, size_t segs, const Ti
   if (!ok) g_all_verified = false;
 }
 
+static std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A key's bit pattern as one 64-bit word: the bits of a scalar key; for a
+// composite record, its 64-bit words (all bytes, padding too) chained by mix64.
+template <class T>
+static std::uint64_t key_word(const T& v) {
+  if constexpr (kComposite<T>) {
+    static_assert(sizeof(T) % 8 == 0, "composite records are whole 64-bit words");
+    std::uint64_t x = 0;
+    for (size_t i = 0; i < sizeof(T); i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, reinterpret_cast<const unsigned char*>(&v) + i, 8);
+      x = mix64(x ^ w);
+    }
+    return x;
+  } else {
+    return std::uint64_t(::cuda::std::bit_cast<Bits<T>>(v));
+  }
+}
+
+// A key's bits for messages: 0x-hex of a scalar key's bits; a composite
+// record's bytes in memory order.
+template <class T>
+static std::string key_hex(const T& v) {
+  char buf[2 * sizeof(T) + 8];
+  if constexpr (kComposite<T>) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(&v);
+    std::string s = "bytes ";
+    for (size_t i = 0; i < sizeof(T); ++i) {
+      std::snprintf(buf, sizeof buf, "%02x", p[i]);
+      s += buf;
+    }
+    return s;
+  } else {
+    std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)::cuda::std::bit_cast<Bits<T>>(v));
+    return buf;
+  }
+}
+
 // Order-independent hash of a key range's bit patterns (sum of a 64-bit mix),
 // so keys-only output can be checked to be a permutation of its input in O(n).
 template <class T>
 static std::uint64_t multiset_hash(const T* p, size_t len) {
   std::uint64_t h = 0;
-  for (size_t i = 0; i < len; ++i) {
-    std::uint64_t z = std::uint64_t(::cuda::std::bit_cast<Bits<T>>(p[i])) + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    h += z ^ (z >> 31);
-  }
+  for (size_t i = 0; i < len; ++i) h += mix64(key_word(p[i]));
   return h;
 }
 
@@ -242,16 +461,14 @@ static bool verify(const char* algo, const std::vector<T>& in, const std::vector
     const size_t lo = off[s], hi = off[s + 1];
     // On failure, says whether the input segment holds a NaN (see Order).
     auto nan_note = [&] {
-      return std::any_of(in.data() + lo, in.data() + hi, [](T v) { return is_nan(v); })
+      return std::any_of(in.data() + lo, in.data() + hi, [](const T& v) { return is_nan(v); })
                  ? " [input holds NaN]"
                  : "";
     };
     for (size_t i = lo; i < hi; ++i) {
       if (i > lo && check_key(out[i], order) < check_key(out[i - 1], order)) {
-        std::fprintf(stderr, "%s: not sorted at index %zu (segment %zu%s): 0x%llx after 0x%llx\n",
-                     algo, i, s, nan_note(),
-                     (unsigned long long)::cuda::std::bit_cast<Bits<T>>(out[i]),
-                     (unsigned long long)::cuda::std::bit_cast<Bits<T>>(out[i - 1]));
+        std::fprintf(stderr, "%s: not sorted at index %zu (segment %zu%s): %s after %s\n", algo,
+                     i, s, nan_note(), key_hex(out[i]).c_str(), key_hex(out[i - 1]).c_str());
         return false;
       }
       if (vals) {
@@ -262,7 +479,7 @@ static bool verify(const char* algo, const std::vector<T>& in, const std::vector
           return false;
         }
         seen[v] = 1;
-        if (::cuda::std::bit_cast<Bits<T>>(out[i]) != ::cuda::std::bit_cast<Bits<T>>(in[v])) {
+        if (std::memcmp(&out[i], &in[v], sizeof(T)) != 0) {
           std::fprintf(stderr, "%s: key at %zu is not the input key at index %zu (segment %zu%s)\n",
                        algo, i, v, s, nan_note());
           return false;
@@ -381,6 +598,30 @@ struct Buffers {
   }
 };
 
+// DeviceRadixSort over the whole key: all its bits for a scalar key, the
+// decomposer's fields for a composite one.
+template <class T, class OffsetT>
+static cudaError_t radix_keys(void* d_temp, size_t& bytes, T* keys_in, T* keys_out, OffsetT n) {
+  if constexpr (kComposite<T>) {
+    return cub::DeviceRadixSort::SortKeys(d_temp, bytes, keys_in, keys_out, n, Decomposer<T>{}, 0);
+  } else {
+    return cub::DeviceRadixSort::SortKeys(d_temp, bytes, keys_in, keys_out, n, 0,
+                                          int(sizeof(T) * 8), 0);
+  }
+}
+
+template <class T, class V, class OffsetT>
+static cudaError_t radix_pairs(void* d_temp, size_t& bytes, T* keys_in, T* keys_out, V* vals_in,
+                               V* vals_out, OffsetT n) {
+  if constexpr (kComposite<T>) {
+    return cub::DeviceRadixSort::SortPairs(d_temp, bytes, keys_in, keys_out, vals_in, vals_out, n,
+                                           Decomposer<T>{}, 0);
+  } else {
+    return cub::DeviceRadixSort::SortPairs(d_temp, bytes, keys_in, keys_out, vals_in, vals_out, n,
+                                           0, int(sizeof(T) * 8), 0);
+  }
+}
+
 // DeviceMergeSort and DeviceRadixSort; OffsetT is the num_items type (int when
 // n fits, so CUB uses 32-bit offsets; int64_t beyond that). V is the value type.
 template <class T, class V, class OffsetT>
@@ -388,7 +629,6 @@ static void run_flat(const Run& r, const std::vector<T>& h_keys) {
   Buffers<T, V> b(h_keys, r.pairs);
   const OffsetT n = OffsetT(b.n);
   const std::vector<std::uint32_t> whole = {0u, std::uint32_t(b.n)};
-  constexpr int kEndBit = int(sizeof(T) * 8);
 
   if (r.mode == Mode::Argsort) {
     // The keys stay as they are: merge sort copies them out, radix sort
@@ -408,8 +648,8 @@ static void run_flat(const Run& r, const std::vector<T>& h_keys) {
         const cudaError_t e = launch_iota(b.vals_work.ptr, b.n);
         if (e != cudaSuccess) return e;
       }
-      return cub::DeviceRadixSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
-                                             b.vals_work.ptr, b.vals_out.ptr, n, 0, kEndBit, 0);
+      return radix_pairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, b.vals_work.ptr,
+                         b.vals_out.ptr, n);
     };
     // Radix sort is stable: this is also the stable argsort.
     b.bench("cub_radix_argsort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
@@ -423,8 +663,8 @@ static void run_flat(const Run& r, const std::vector<T>& h_keys) {
     };
     b.bench("cub_merge_sort_stable", r, h_keys, merge, true, whole, Order::Total, 0, true);
     auto radix = [&](void* d_temp, size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
-                                             b.vals_work.ptr, b.vals_out.ptr, n, 0, kEndBit, 0);
+      return radix_pairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, b.vals_work.ptr,
+                         b.vals_out.ptr, n);
     };
     b.bench("cub_radix_sort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
     return;
@@ -439,12 +679,11 @@ static void run_flat(const Run& r, const std::vector<T>& h_keys) {
   };
   b.bench("cub_merge_sort", r, h_keys, merge, true, whole, Order::Total, 0);
 
-  // Radix sort over all key bits: work -> out.
+  // Radix sort over the whole key: work -> out.
   auto radix = [&](void* d_temp, size_t& bytes) {
-    return r.pairs ? cub::DeviceRadixSort::SortPairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
-                                                     b.vals_work.ptr, b.vals_out.ptr, n, 0, kEndBit, 0)
-                   : cub::DeviceRadixSort::SortKeys(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr,
-                                                    n, 0, kEndBit, 0);
+    return r.pairs ? radix_pairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, b.vals_work.ptr,
+                                 b.vals_out.ptr, n)
+                   : radix_keys(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, n);
   };
   b.bench("cub_radix_sort", r, h_keys, radix, false, whole, Order::Radix, 0);
 }
@@ -494,6 +733,12 @@ static void run_segmented(const Run& r, const std::vector<T>& h_keys,
 
 template <class T>
 static void run_dtype(const Run& r, const char* keys_path, const char* seg_path) {
+  if constexpr (kComposite<T>) {
+    if (seg_path) die(std::string("dtype ") + r.dtype + " has no segmented sorts");
+    if (r.mode == Mode::Pairs64) {
+      die(std::string("dtype ") + r.dtype + " takes mode 0, 1, argsort or stable");
+    }
+  }
   const std::vector<T> keys = read_array<T>(keys_path);
   const size_t n = keys.size();
   std::vector<std::uint32_t> off;
@@ -526,7 +771,10 @@ static void run_dtype(const Run& r, const char* keys_path, const char* seg_path)
     }
     return;
   }
-  if (seg_path) {
+  if constexpr (kComposite<T>) {  // u32 values only, no segments (checked above)
+    if (n <= size_t(INT_MAX)) run_flat<T, std::uint32_t, int>(r, keys);
+    else run_flat<T, std::uint32_t, std::int64_t>(r, keys);
+  } else if (seg_path) {
     run_segmented<T>(r, keys, off);
   } else if (r.mode == Mode::Pairs64) {
     if (n <= size_t(INT_MAX)) run_flat<T, std::uint64_t, int>(r, keys);
@@ -541,8 +789,8 @@ static void run_dtype(const Run& r, const char* keys_path, const char* seg_path)
 int main(int argc, char** argv) {
   if (argc != 5 && argc != 6) {
     std::fprintf(stderr,
-                 "usage: %s <keys.bin> <u32|i32|f32|u64|i64|f64> <mode 0|1|v64|argsort|stable> "
-                 "<reps> [segments.bin]\n",
+                 "usage: %s <keys.bin> <u32|i32|f32|u64|i64|f64|u32x2|f32u32|u64u32|b16|b8> "
+                 "<mode 0|1|v64|argsort|stable> <reps> [segments.bin]\n",
                  argv[0]);
     return 1;
   }
@@ -574,6 +822,11 @@ int main(int argc, char** argv) {
   else if (t == "u64") run_dtype<std::uint64_t>(r, argv[1], seg_path);
   else if (t == "i64") run_dtype<std::int64_t>(r, argv[1], seg_path);
   else if (t == "f64") run_dtype<double>(r, argv[1], seg_path);
+  else if (t == "u32x2") run_dtype<U32x2>(r, argv[1], seg_path);
+  else if (t == "f32u32") run_dtype<F32U32>(r, argv[1], seg_path);
+  else if (t == "u64u32") run_dtype<U64U32>(r, argv[1], seg_path);
+  else if (t == "b16") run_dtype<B16>(r, argv[1], seg_path);
+  else if (t == "b8") run_dtype<B8>(r, argv[1], seg_path);
   else die("unknown dtype " + t);
   return g_all_verified ? 0 : 1;
 }
