@@ -7,19 +7,62 @@ use std::fmt::Debug;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 use warpsort_kernels::ordered::{self, Fields, field, mode};
 
-/// The unsigned word a key is sorted as on the device: `u32` or `u64`.
+/// The unsigned pattern a key is sorted as on the device: one word (`u32`
+/// or `u64`), or for keys wider than 64 bits several `u64` words compared
+/// most significant first (`[u64; N]`).
 pub trait Bits: DeviceRepr + ValidAsZeroBits + Copy + Default + Ord + Debug + Send + Sync + 'static {
-    /// Applies a key mapping (`ordered::mode` bits).
+    /// Bits of each word: 32 or 64.
+    const WORD_BITS: u32;
+    /// How many words.
+    const WORDS: usize;
+    /// Applies a key mapping (`ordered::mode` bits; several words take only
+    /// `DESCENDING`, which inverts every word).
     fn map(self, mode: u32) -> Self;
+    /// From its words, most significant first.
+    fn from_words(word: impl Fn(usize) -> u64) -> Self;
+    /// Word `j`.
+    fn word(self, j: usize) -> u64;
 }
 impl Bits for u32 {
+    const WORD_BITS: u32 = 32;
+    const WORDS: usize = 1;
     fn map(self, m: u32) -> Self {
         ordered::map32(self, m)
     }
+    fn from_words(word: impl Fn(usize) -> u64) -> Self {
+        word(0) as u32
+    }
+    fn word(self, _: usize) -> u64 {
+        self as u64
+    }
 }
 impl Bits for u64 {
+    const WORD_BITS: u32 = 64;
+    const WORDS: usize = 1;
     fn map(self, m: u32) -> Self {
         ordered::map64(self, m)
+    }
+    fn from_words(word: impl Fn(usize) -> u64) -> Self {
+        word(0)
+    }
+    fn word(self, _: usize) -> u64 {
+        self
+    }
+}
+impl<const N: usize> Bits for [u64; N]
+where
+    [u64; N]: Default,
+{
+    const WORD_BITS: u32 = 64;
+    const WORDS: usize = N;
+    fn map(self, m: u32) -> Self {
+        if m & mode::DESCENDING != 0 { self.map(|w| !w) } else { self }
+    }
+    fn from_words(word: impl Fn(usize) -> u64) -> Self {
+        std::array::from_fn(word)
+    }
+    fn word(self, j: usize) -> u64 {
+        self[j]
     }
 }
 
@@ -90,9 +133,29 @@ key!(
     |b| (b >> 16) as u16 as i16,
     Fields::new(2).with(0, 2, field::SIGNED)
 );
-// Byte strings in byte order (`memcmp`'s): one big-endian field.
+// Byte strings in byte order (`memcmp`'s): big-endian fields of 8 bytes.
 key!([u8; 4], u32, 0, |x| u32::from_be_bytes(x), |b| b.to_be_bytes(), Fields::new(4).with(0, 4, field::BIG_ENDIAN));
 key!([u8; 8], u64, 0, |x| u64::from_be_bytes(x), |b| b.to_be_bytes(), Fields::new(8).with(0, 8, field::BIG_ENDIAN));
+key!(
+    [u8; 16],
+    [u64; 2],
+    0,
+    |x| std::array::from_fn(|j| u64::from_be_bytes(x[8 * j..8 * j + 8].try_into().expect("8 bytes"))),
+    |b| std::array::from_fn(|i| b[i / 8].to_be_bytes()[i % 8]),
+    Fields::new(16).with(0, 8, field::BIG_ENDIAN).with(8, 8, field::BIG_ENDIAN)
+);
+key!(
+    [u8; 32],
+    [u64; 4],
+    0,
+    |x| std::array::from_fn(|j| u64::from_be_bytes(x[8 * j..8 * j + 8].try_into().expect("8 bytes"))),
+    |b| std::array::from_fn(|i| b[i / 8].to_be_bytes()[i % 8]),
+    Fields::new(32).with(0, 8, field::BIG_ENDIAN).with(8, 8, field::BIG_ENDIAN).with(16, 8, field::BIG_ENDIAN).with(
+        24,
+        8,
+        field::BIG_ENDIAN
+    )
+);
 key!(u64, u64, 0, |x| x, |b| b);
 key!(i64, u64, mode::SIGNED, |x| x as u64, |b| b as i64);
 key!(f64, u64, mode::FLOAT, |x| x.to_bits(), |b| f64::from_bits(b));
@@ -113,6 +176,8 @@ pub trait Field: Copy + PartialEq + Debug + Send + Sync + 'static {
     const BYTES: u32;
     /// How it orders (`warpsort_kernels::ordered::field` flags).
     const FLAGS: u32;
+    /// Its size as a type ([`width`]): what decides a [`Tuple`]'s words.
+    type Width;
     /// Its bits, zero-extended.
     fn to_field(self) -> u64;
     /// From its bits.
@@ -125,6 +190,7 @@ macro_rules! fields {
             const NAME: &'static str = stringify!($t);
             const BYTES: u32 = size_of::<$t>() as u32;
             const FLAGS: u32 = $flags;
+            type Width = <width::Bytes<{ size_of::<$t>() }> as width::Sized>::Width;
             fn to_field(self) -> u64 {
                 let $x = self;
                 $to as u64
@@ -153,6 +219,7 @@ impl<F: Field> Field for Reverse<F> {
     const NAME: &'static str = names::text(&<Self as names::Named>::TEXT);
     const BYTES: u32 = F::BYTES;
     const FLAGS: u32 = F::FLAGS ^ field::DESCENDING;
+    type Width = F::Width;
     fn to_field(self) -> u64 {
         self.0.to_field()
     }
@@ -167,9 +234,10 @@ impl<F: Field> names::Named for Reverse<F> {
 
 /// A composite key: a tuple of two or three [`Field`]s compared
 /// lexicographically, each ascending or ([`Reverse`]) descending. Floats in
-/// IEEE total order. The device sorts it as one 64-bit ordered word, so its
-/// fields may hold at most 64 bits together (a larger tuple does not
-/// compile).
+/// IEEE total order. The device sorts it as one ordered word when its
+/// fields fit 32 or 64 bits together (the fields packed, the first in the
+/// highest bits), else as several 64-bit words (`(u64, u32)`, `(i16, f64,
+/// u64)`: see [`Bits`]).
 ///
 /// `Tuple` is a transparent wrapper (cudarc's device buffers take only
 /// types it knows): [`Tuple::slice`] views a slice of tuples as one of
@@ -212,22 +280,21 @@ macro_rules! tuple_key {
             const ARITY: usize = [$($i),*].len();
         }
 
-        impl<$($f: Field),*> SortKey for Tuple<($($f,)*)> {
-            type Bits = u64;
+        impl<$($f: Field),*> SortKey for Tuple<($($f,)*)>
+        where
+            ($($f::Width,)*): width::Pack,
+        {
+            type Bits = <($($f::Width,)*) as width::Pack>::Bits;
             const NAME: &'static str = names::text(&Self::NAME_TEXT);
             const MODE: u32 = 0;
-            const FIELDS: Option<Fields> = Some({
-                let f = Fields::new(size_of::<Self>() as u32)$(.with(std::mem::offset_of!($t, $i) as u32, $f::BYTES, $f::FLAGS))*;
-                assert!(f.bits() <= 64, "a Tuple key holds at most 64 bits of fields");
-                f
-            });
-            fn to_bits(self) -> u64 {
+            const FIELDS: Option<Fields> =
+                Some(Fields::new(size_of::<Self>() as u32)$(.with(std::mem::offset_of!($t, $i) as u32, $f::BYTES, $f::FLAGS))*);
+            fn to_bits(self) -> Self::Bits {
                 let v = [$(self.0.$i.to_field()),*];
-                Self::FIELDS.expect("a tuple has fields").pack(64, |i| v[i])
+                pack_words(Self::FIELDS.expect("a tuple has fields"), |i| v[i])
             }
-            fn from_bits(b: u64) -> Self {
-                let mut v = [0; Fields::MAX];
-                Self::FIELDS.expect("a tuple has fields").unpack(64, b, |i, f| v[i] = f);
+            fn from_bits(b: Self::Bits) -> Self {
+                let v = unpack_words(Self::FIELDS.expect("a tuple has fields"), b);
                 Tuple(($($f::from_field(v[$i]),)*))
             }
         }
@@ -235,6 +302,154 @@ macro_rules! tuple_key {
 }
 tuple_key!((A, B); A 0, B 1);
 tuple_key!((A, B, C); A 0, B 1, C 2);
+
+/// The ordered words of a key stored as `fields` whose field `i` holds
+/// `value(i)`.
+fn pack_words<B: Bits>(fields: Fields, value: impl Fn(usize) -> u64) -> B {
+    let w = fields.words(B::WORD_BITS);
+    B::from_words(|j| fields.word(&w, j).pack(B::WORD_BITS, |i| value(w.starts[j] + i)))
+}
+
+/// The fields' values of the key whose ordered words are `b`.
+fn unpack_words<B: Bits>(fields: Fields, b: B) -> [u64; Fields::MAX] {
+    let (w, mut v) = (fields.words(B::WORD_BITS), [0; Fields::MAX]);
+    for j in 0..w.words {
+        fields.word(&w, j).unpack(B::WORD_BITS, b.word(j), |i, x| v[w.starts[j] + i] = x);
+    }
+    v
+}
+
+/// Field sizes as types, and the words a [`Tuple`] of fields of those sizes
+/// sorts as: one `u32` up to 4 bytes, one `u64` up to 8, else `u64` words
+/// that each take the fields that follow while they fit.
+pub mod width {
+    /// A field of 1 byte.
+    pub struct W1;
+    /// A field of 2 bytes.
+    pub struct W2;
+    /// A field of 4 bytes.
+    pub struct W4;
+    /// A field of 8 bytes.
+    pub struct W8;
+
+    /// `N` bytes, as a type.
+    pub struct Bytes<const N: usize>;
+
+    /// The width type of a size.
+    pub trait Sized {
+        /// `W1`, `W2`, `W4` or `W8`.
+        type Width;
+    }
+    impl Sized for Bytes<1> {
+        type Width = W1;
+    }
+    impl Sized for Bytes<2> {
+        type Width = W2;
+    }
+    impl Sized for Bytes<4> {
+        type Width = W4;
+    }
+    impl Sized for Bytes<8> {
+        type Width = W8;
+    }
+
+    /// The words fields of these widths pack into.
+    pub trait Pack {
+        /// `u32`, `u64` or `[u64; N]`.
+        type Bits: super::Bits;
+    }
+
+    macro_rules! pack {
+        ($(($($w:ident),*) => $bits:ty;)*) => {$(
+            impl Pack for ($($w,)*) {
+                type Bits = $bits;
+            }
+        )*};
+    }
+    // Generated: the greedy packing of every combination of two and three widths.
+    pack! {
+    (W1, W1) => u32;
+    (W1, W2) => u32;
+    (W1, W4) => u64;
+    (W1, W8) => [u64; 2];
+    (W2, W1) => u32;
+    (W2, W2) => u32;
+    (W2, W4) => u64;
+    (W2, W8) => [u64; 2];
+    (W4, W1) => u64;
+    (W4, W2) => u64;
+    (W4, W4) => u64;
+    (W4, W8) => [u64; 2];
+    (W8, W1) => [u64; 2];
+    (W8, W2) => [u64; 2];
+    (W8, W4) => [u64; 2];
+    (W8, W8) => [u64; 2];
+    (W1, W1, W1) => u32;
+    (W1, W1, W2) => u32;
+    (W1, W1, W4) => u64;
+    (W1, W1, W8) => [u64; 2];
+    (W1, W2, W1) => u32;
+    (W1, W2, W2) => u64;
+    (W1, W2, W4) => u64;
+    (W1, W2, W8) => [u64; 2];
+    (W1, W4, W1) => u64;
+    (W1, W4, W2) => u64;
+    (W1, W4, W4) => [u64; 2];
+    (W1, W4, W8) => [u64; 2];
+    (W1, W8, W1) => [u64; 3];
+    (W1, W8, W2) => [u64; 3];
+    (W1, W8, W4) => [u64; 3];
+    (W1, W8, W8) => [u64; 3];
+    (W2, W1, W1) => u32;
+    (W2, W1, W2) => u64;
+    (W2, W1, W4) => u64;
+    (W2, W1, W8) => [u64; 2];
+    (W2, W2, W1) => u64;
+    (W2, W2, W2) => u64;
+    (W2, W2, W4) => u64;
+    (W2, W2, W8) => [u64; 2];
+    (W2, W4, W1) => u64;
+    (W2, W4, W2) => u64;
+    (W2, W4, W4) => [u64; 2];
+    (W2, W4, W8) => [u64; 2];
+    (W2, W8, W1) => [u64; 3];
+    (W2, W8, W2) => [u64; 3];
+    (W2, W8, W4) => [u64; 3];
+    (W2, W8, W8) => [u64; 3];
+    (W4, W1, W1) => u64;
+    (W4, W1, W2) => u64;
+    (W4, W1, W4) => [u64; 2];
+    (W4, W1, W8) => [u64; 2];
+    (W4, W2, W1) => u64;
+    (W4, W2, W2) => u64;
+    (W4, W2, W4) => [u64; 2];
+    (W4, W2, W8) => [u64; 2];
+    (W4, W4, W1) => [u64; 2];
+    (W4, W4, W2) => [u64; 2];
+    (W4, W4, W4) => [u64; 2];
+    (W4, W4, W8) => [u64; 2];
+    (W4, W8, W1) => [u64; 3];
+    (W4, W8, W2) => [u64; 3];
+    (W4, W8, W4) => [u64; 3];
+    (W4, W8, W8) => [u64; 3];
+    (W8, W1, W1) => [u64; 2];
+    (W8, W1, W2) => [u64; 2];
+    (W8, W1, W4) => [u64; 2];
+    (W8, W1, W8) => [u64; 3];
+    (W8, W2, W1) => [u64; 2];
+    (W8, W2, W2) => [u64; 2];
+    (W8, W2, W4) => [u64; 2];
+    (W8, W2, W8) => [u64; 3];
+    (W8, W4, W1) => [u64; 2];
+    (W8, W4, W2) => [u64; 2];
+    (W8, W4, W4) => [u64; 2];
+    (W8, W4, W8) => [u64; 3];
+    (W8, W8, W1) => [u64; 3];
+    (W8, W8, W2) => [u64; 3];
+    (W8, W8, W4) => [u64; 3];
+    (W8, W8, W8) => [u64; 3];
+    }
+}
 
 /// Names of composite keys made at compile time.
 mod names {
@@ -422,7 +637,30 @@ mod tests {
         );
         check(|a, b, _| Tuple((Reverse(a as i8), b as u16)), |x, y| x.0.cmp(&y.0));
         check(|a, b, c| Tuple((a as u8, Reverse(b as u32), c as i16)), |x, y| x.0.cmp(&y.0));
+        // Wider than a word: several u64 words.
+        check(|a, b, _| Tuple((a, b as u32)), |x, y| x.0.cmp(&y.0));
+        check(
+            |a, b, c| Tuple((a as i16, f64::from_bits(b), c)),
+            |x, y| x.0.0.cmp(&y.0.0).then(x.0.1.total_cmp(&y.0.1)).then(x.0.2.cmp(&y.0.2)),
+        );
+        check(|a, b, c| Tuple((a as u32, Reverse(b), c as u32)), |x, y| x.0.cmp(&y.0));
         assert_eq!(<Tuple<(i16, Reverse<f32>, u8)>>::NAME, "(i16, Reverse<f32>, u8)");
+    }
+
+    /// Fields pack into the fewest words that keep each field whole.
+    #[test]
+    fn tuples_pack_into_words() {
+        fn words<K: SortKey>() -> usize {
+            size_of::<K::Bits>()
+        }
+        assert_eq!(words::<Tuple<(u16, u16)>>(), 4);
+        assert_eq!(words::<Tuple<(u8, u32)>>(), 8);
+        assert_eq!(words::<Tuple<(u16, u16, u32)>>(), 8);
+        assert_eq!(words::<Tuple<(u64, u32)>>(), 16);
+        assert_eq!(words::<Tuple<(u32, u32, u32)>>(), 16);
+        assert_eq!(words::<Tuple<(u32, u64, u32)>>(), 24);
+        assert_eq!(words::<Tuple<(i16, f64, u64)>>(), 24);
+        assert_eq!(words::<[u8; 32]>(), 32);
     }
 
     #[test]
@@ -432,6 +670,14 @@ mod tests {
             for y in &all {
                 assert_eq!(x.key_cmp(y), x.as_slice().cmp(y.as_slice()));
                 let (a, b) = ([x[0], x[1], x[2], x[3]], [y[0], y[1], y[2], y[3]]);
+                assert_eq!(a.key_cmp(&b), a.cmp(&b));
+                let wide = |x: &[u8; 8], y: &[u8; 8]| -> [u8; 32] {
+                    std::array::from_fn(|i| [x, y][i / 8 % 2][i % 8] ^ i as u8)
+                };
+                let (a, b) = (wide(x, y), wide(y, x));
+                assert_eq!(a.key_cmp(&b), a.cmp(&b));
+                assert_eq!(<[u8; 32]>::from_bits(a.to_bits()), a);
+                let (a, b): ([u8; 16], [u8; 16]) = (a[..16].try_into().unwrap(), b[8..24].try_into().unwrap());
                 assert_eq!(a.key_cmp(&b), a.cmp(&b));
             }
         }

@@ -63,7 +63,7 @@ pub use error::{Error, Result};
 pub use gpu::scratch::Scratch;
 pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime};
 pub use hostsort::{Fault, HostOptions, Phase, Progress};
-pub use key::{Bits, Field, Order, Payload, SortIndex, SortKey, Tuple};
+pub use key::{Bits, Field, Order, Payload, SortIndex, SortKey, Tuple, width};
 pub use options::{
     Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, Presorted, SegmentKernel, SortOptions, TileSort,
 };

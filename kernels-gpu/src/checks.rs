@@ -6,7 +6,7 @@
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{global_thread, grid_threads, lane_id};
-use crate::ordered::{Fields, map32, map64};
+use crate::ordered::{Fields, map32, map64, mix64};
 use crate::warp;
 
 /// Applies `ordered::map32` with `mode` to every key.
@@ -138,14 +138,6 @@ pub unsafe fn encode_keys<W: EncodedWord>(raw: *mut u8, words: *mut W, n: u64, f
     }
 }
 
-/// A 64-bit mix (splitmix64's finaliser) so that sums of hashes fingerprint
-/// a multiset.
-#[inline(always)]
-pub const fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// A key or payload widened for fingerprinting (`()` as 0).
 pub trait Bits64: Copy {

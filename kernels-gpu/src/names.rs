@@ -97,6 +97,9 @@ macro_rules! kernel_name {
     (gather) => {
         "gather"
     };
+    (gather_records) => {
+        "gather_records"
+    };
     (search_bounds) => {
         "search_bounds"
     };
@@ -184,6 +187,8 @@ names! {
     IOTA_ROWS = iota_rows;
     /// `dst[i] = src[idx[i]]`.
     GATHER = gather;
+    /// `dst[i] = src[idx[i]]` for records of several words.
+    GATHER_RECORDS = gather_records;
     /// Where given keys fall in a sorted array (lower or upper bounds): the
     /// distributed sort's buckets.
     SEARCH_BOUNDS = search_bounds;

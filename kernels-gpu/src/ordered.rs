@@ -186,6 +186,53 @@ impl Fields {
         b
     }
 
+    /// Fields `from..to` alone (the same key size).
+    pub const fn range(self, from: usize, to: usize) -> Self {
+        let mut f = Fields::new(self.stride());
+        let mut i = from;
+        while i < to {
+            let (at, bytes, flags) = self.field(i);
+            f = f.with(at, bytes, flags);
+            i += 1;
+        }
+        f
+    }
+
+    /// The fields split into the ordered words of a key wider than one
+    /// word, most significant first: each word of `word_bits` takes the
+    /// fields that follow while they fit (no field spans two words). Word
+    /// `j` holds fields `starts[j]..starts[j + 1]`; `words` says how many.
+    ///
+    /// ```
+    /// use warpsort_kernels::ordered::Fields;
+    /// // (u32, u64, u16): u32 | u64 | u16.
+    /// let f = Fields::new(24).with(0, 4, 0).with(8, 8, 0).with(16, 2, 0);
+    /// let w = f.words(64);
+    /// assert_eq!((w.words, &w.starts[..4]), (3, &[0, 1, 2, 3][..]));
+    /// assert_eq!(Fields::new(8).with(0, 4, 0).with(4, 4, 0).words(64).words, 1);
+    /// ```
+    pub const fn words(self, word_bits: u32) -> Words {
+        let mut w = Words { words: 0, starts: [0; Self::MAX + 1] };
+        let (mut i, mut used) = (0, word_bits);
+        while i < self.count() {
+            let bits = self.field(i).1 * 8;
+            if used + bits > word_bits {
+                w.starts[w.words] = i;
+                w.words += 1;
+                used = 0;
+            }
+            used += bits;
+            i += 1;
+        }
+        w.starts[w.words] = self.count();
+        w
+    }
+
+    /// Word `j` of [`Fields::words`] as fields of its own.
+    pub const fn word(self, w: &Words, j: usize) -> Self {
+        self.range(w.starts[j], w.starts[j + 1])
+    }
+
     /// The ordered word (of `word_bits`, 32 or 64, in a `u64`) of a key
     /// whose field `i` holds the bits `value(i)` (zero-extended, in the
     /// key's own byte order).
@@ -212,6 +259,15 @@ impl Fields {
             field(i, ordered_to_field((p >> pos) & low_mask(bytes), bytes, flags));
         }
     }
+}
+
+/// How [`Fields::words`] splits a key's fields into ordered words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Words {
+    /// How many words.
+    pub words: usize,
+    /// Word `j` holds fields `starts[j]..starts[j + 1]`.
+    pub starts: [usize; Fields::MAX + 1],
 }
 
 /// The low `bytes` bytes set.
@@ -249,4 +305,13 @@ pub const fn ordered_to_field(o: u64, bytes: u32, flags: u32) -> u64 {
         o
     };
     if flags & field::BIG_ENDIAN != 0 { v.swap_bytes() >> (64 - w) } else { v }
+}
+
+/// A 64-bit mix (splitmix64's finaliser) so that sums of hashes fingerprint
+/// a multiset.
+#[inline(always)]
+pub const fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }

@@ -83,3 +83,22 @@ pub unsafe extern "ptx-kernel" fn gather_u64(src: *mut u64, idx: *mut u32, dst: 
     // SAFETY: the host passes a permutation of `0..n` and `n`-value arrays.
     unsafe { gather(src, idx, dst, n) }
 }
+
+/// `dst[i] = src[idx[i]]` for records of `words` 32-bit words (keys wider
+/// than a word, large payloads): a thread per word, so that a warp reads
+/// whole records.
+///
+/// # Safety
+/// `src` holds records up to the largest `idx[i]`, `idx` `n` positions,
+/// `dst` `n` records not overlapping `src`.
+#[unsafe(export_name = crate::kernel_name!(gather_records))]
+pub unsafe extern "ptx-kernel" fn gather_records(src: *mut u32, idx: *mut u32, dst: *mut u32, n: u64, words: u32) {
+    let (total, words) = (n as usize * words as usize, words as usize);
+    let mut t = global_thread();
+    while t < total {
+        let (i, w) = (t / words, t % words);
+        // SAFETY: t < n * words; the caller bounds the indices.
+        unsafe { *dst.add(t) = *src.add(*idx.add(i) as usize * words + w) };
+        t += grid_threads();
+    }
+}

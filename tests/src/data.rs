@@ -159,6 +159,23 @@ impl FromPattern for u64 {
     }
 }
 
+/// Keys of several words: the first holds the pattern's top 16 bits (so
+/// that uniform keys tie there often and the next words decide), the
+/// second the whole pattern, the rest mixes of it (a monotone map: sorted
+/// patterns stay sorted).
+impl<const N: usize> FromPattern for [u64; N]
+where
+    [u64; N]: Bits,
+{
+    fn from_pattern(p: u64) -> Self {
+        std::array::from_fn(|j| match j {
+            0 => p & 0xffff << 48,
+            1 => p,
+            _ => p.rotate_left(8 * j as u32) ^ 0x9e37_79b9_7f4a_7c15,
+        })
+    }
+}
+
 /// `n` keys of type `K` from `dist`: the distribution is laid over the key
 /// type's order (so "sorted" is sorted as the sort sees it, and float keys
 /// cover NaNs, infinities and both zeros).

@@ -1,9 +1,11 @@
 //! Composite keys through every operation, against the CPU reference (whose
 //! order, `key_cmp`, the library's CPU tests hold against plain Rust
 //! comparisons field by field): `Tuple`s of two and three fields with
-//! `Reverse` fields, byte strings in `memcmp` order. Full sorts on every
-//! algorithm, key-value (stable and not), argsort, segmented sorts (rows and
-//! offsets), host slices in core and beyond a memory limit.
+//! `Reverse` fields, byte strings in `memcmp` order; keys of one word (up
+//! to 64 bits of fields) and wider ones (several words, sorted word by
+//! word). Full sorts on every algorithm, key-value (stable and not),
+//! argsort, segmented sorts (rows and offsets), host slices in core and
+//! beyond a memory limit (wider keys: refused there, input unchanged).
 
 use std::cmp::Reverse;
 
@@ -14,6 +16,7 @@ use warpsort_testkit::{Dist, check_segments, check_sort, check_sort_pairs, cpu, 
 warpsort_testkit::tests_main! {
     gpu: [
         full_sorts_every_algorithm_size_and_order,
+        wide_keys_every_algorithm_size_and_order,
         every_distribution,
         stable_pairs_and_argsort,
         segments_by_offsets,
@@ -26,6 +29,9 @@ type U32U32 = Tuple<(u32, u32)>;
 type F32DescI16 = Tuple<(f32, Reverse<i16>)>;
 type Three = Tuple<(i16, Reverse<f32>, u8)>;
 type U16U16 = Tuple<(u16, u16)>;
+type U64U32 = Tuple<(u64, u32)>;
+type Wide3 = Tuple<(i16, Reverse<f64>, u64)>;
+type U32x3 = Tuple<(u32, u32, u32)>;
 
 /// The sizes the issue names: empty, one, a warp and one, past a tile, a
 /// million and three.
@@ -64,6 +70,14 @@ fn full_sorts_every_algorithm_size_and_order(g: &Gpu) {
     sorts::<[u8; 4]>(g, &[Algorithm::MergeSort]);
 }
 
+fn wide_keys_every_algorithm_size_and_order(g: &Gpu) {
+    sorts::<U64U32>(g, &Algorithm::ALL);
+    sorts::<Wide3>(g, &[Algorithm::MergeSort]);
+    sorts::<U32x3>(g, &[Algorithm::MergeSort, Algorithm::Bitonic]);
+    sorts::<[u8; 16]>(g, &Algorithm::ALL);
+    sorts::<[u8; 32]>(g, &[Algorithm::MergeSort]);
+}
+
 fn every_distribution(g: &Gpu) {
     for dist in Dist::ALL {
         for order in [Order::Ascending, Order::Descending] {
@@ -71,6 +85,8 @@ fn every_distribution(g: &Gpu) {
             check_sort::<Three>(g, dist, 300_007, &o);
             check_sort::<[u8; 8]>(g, dist, 300_007, &o);
             check_sort_pairs::<F32DescI16>(g, dist, 100_003, &o);
+            check_sort::<[u8; 16]>(g, dist, 300_007, &o);
+            check_sort_pairs::<Wide3>(g, dist, 100_003, &o);
         }
     }
 }
@@ -125,34 +141,59 @@ fn stable_pairs_and_argsort(g: &Gpu) {
         stable::<U32U32>(g, n);
         stable::<Three>(g, n);
         stable::<[u8; 8]>(g, n);
+        stable::<U64U32>(g, n);
+        stable::<[u8; 32]>(g, n);
     }
+    stable::<Wide3>(g, 300_007);
     stable::<F32DescI16>(g, 1_000_003);
 }
 
 fn segments_by_offsets(g: &Gpu) {
+    by_offsets::<Three>(g);
+    by_offsets::<Wide3>(g);
+    by_offsets::<[u8; 16]>(g);
+}
+
+/// Segments given by offsets of every class (chunks, warp, block, long):
+/// keys, stable key-value and stable argsort (positions in their segment's
+/// order, then the check of segments.
+fn by_offsets<K: SortKey>(g: &Gpu)
+where
+    K::Bits: FromPattern,
+{
     let offs: Vec<u32> = vec![0, 0, 1, 33, 600, 5000, 5001, 10_000, 30_000];
     let d_off = g.stream().clone_htod(&offs).unwrap();
-    let input: Vec<Three> = keys(Dist::FewUnique, 30_000, 9);
+    let input: Vec<K> = keys(Dist::FewUnique, 30_000, 9);
     for order in [Order::Ascending, Order::Descending] {
         let mut d = g.stream().clone_htod(&input).unwrap();
         g.sort_segments_by_offsets(&mut d, &d_off, order).unwrap();
         let mut want = input.clone();
         cpu::sort_by_offsets(&mut want, &offs, order);
         let got = g.stream().clone_dtoh(&d).unwrap();
-        assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "segments by offsets {order:?}");
+        assert!(got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()), "{} by offsets {order:?}", K::NAME);
         assert!(g.is_sorted_segments(&d, warpsort::Segments::Offsets(&d_off), order).unwrap());
+        let stable = SortOptions { stable: true, order, ..Default::default() };
+        let vals: Vec<u32> = (0..input.len() as u32).collect();
+        let (mut dk, mut dv) = (g.stream().clone_htod(&input).unwrap(), g.stream().clone_htod(&vals).unwrap());
+        g.sort_segments_by_offsets_pairs_with(&mut dk, &mut dv, &d_off, &stable).unwrap();
+        let mut want: Vec<u32> = Vec::new();
+        for w in offs.windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            want.extend(cpu::argsort(&input[a..b], order).into_iter().map(|p| (a + p) as u32));
+        }
+        assert_eq!(g.stream().clone_dtoh(&dv).unwrap(), want, "{} stable pairs by offsets {order:?}", K::NAME);
     }
 }
 
 /// Host slices: in core, and beyond limits that make many runs and buckets;
 /// keys, and key-value stable and not.
-fn host<K: SortKey>(g: &Gpu, n: usize)
+fn host<K: SortKey>(g: &Gpu, n: usize, limits: &[Option<usize>])
 where
     K::Bits: FromPattern,
 {
     let input: Vec<K> = keys(Dist::FewUnique, n, seed("composite host", n));
     let vals: Vec<u32> = (0..n as u32).collect();
-    for limit in [None, Some(512 << 10), Some(3 << 20)] {
+    for &limit in limits {
         for order in [Order::Ascending, Order::Descending] {
             for stable in [false, true] {
                 let o = HostOptions {
@@ -181,12 +222,23 @@ where
 }
 
 fn host_slices_in_core_and_beyond(g: &Gpu) {
+    let limits = [None, Some(512 << 10), Some(3 << 20)];
     for n in [0, 1, 33, 8193, 300_007] {
-        host::<U32U32>(g, n);
-        host::<Three>(g, n);
-        host::<[u8; 8]>(g, n);
-        host::<U16U16>(g, n);
+        host::<U32U32>(g, n, &limits);
+        host::<Three>(g, n, &limits);
+        host::<[u8; 8]>(g, n, &limits);
+        host::<U16U16>(g, n, &limits);
+        host::<U64U32>(g, n, &[None]);
+        host::<[u8; 16]>(g, n, &[None]);
     }
+    // Keys wider than a word sort in the GPU's memory only: beyond the
+    // limit, a typed error before anything moves.
+    let input: Vec<Wide3> = keys(Dist::Uniform, 300_007, 4);
+    let mut got = input.clone();
+    let o = HostOptions { memory_limit: Some(1 << 20), ..Default::default() };
+    let e = g.sort_host(&mut got, &o).unwrap_err();
+    assert!(matches!(e, warpsort::Error::MemoryLimit { .. }), "{e:?}");
+    assert!(got.iter().zip(&input).all(|(a, b)| a.to_bits() == b.to_bits()), "refused, yet changed");
     // Plain tuples sort in place through `Tuple::slice`.
     let mut rows = vec![(2u16, Reverse(10.5f32)), (1, Reverse(3.0)), (2, Reverse(99.0)), (1, Reverse(-0.0))];
     g.sort_slice(Tuple::slice(&mut rows)).unwrap();
@@ -195,8 +247,22 @@ fn host_slices_in_core_and_beyond(g: &Gpu) {
 
 /// ORDER BY region (`u16` ascending), revenue (`f32` descending), id
 /// (`u16` ascending) over a table of columns: the rows' keys built as
-/// tuples, argsorted stably, the columns gathered by the permutation.
+/// tuples, argsorted stably, the columns gathered by the permutation; then
+/// the same with `f64` revenue and `u64` ids (a key of three words).
 fn a_table_ordered_by_columns(g: &Gpu) {
+    let n = 300_007;
+    let region: Vec<u16> = (0..n).map(|i| (i * 7919 % 13) as u16).collect();
+    let revenue: Vec<f64> = (0..n).map(|i| ((i * 104_729) % 1000) as f64 / 8.0 - 20.0).collect();
+    let id: Vec<u64> = (0..n).map(|i| (i as u64 * 0x9e37_79b9) % 1000).collect();
+    let rows: Vec<Wide3> = (0..n).map(|i| Tuple((region[i] as i16, Reverse(revenue[i]), id[i]))).collect();
+    let perm = g.argsort_slice(&rows, &SortOptions { stable: true, ..Default::default() }).unwrap();
+    let mut want: Vec<usize> = (0..n).collect();
+    want.sort_by(|&a, &b| region[a].cmp(&region[b]).then(revenue[b].total_cmp(&revenue[a])).then(id[a].cmp(&id[b])));
+    assert_eq!(perm.iter().map(|&p| p as usize).collect::<Vec<_>>(), want, "ORDER BY of three wide columns");
+    narrow_table(g);
+}
+
+fn narrow_table(g: &Gpu) {
     let n = 200_003;
     let region: Vec<u16> = (0..n).map(|i| (i * 7919 % 13) as u16).collect();
     let revenue: Vec<f32> = (0..n).map(|i| ((i * 104_729) % 1000) as f32 / 8.0 - 20.0).collect();

@@ -9,6 +9,7 @@ use super::{items, val_bytes};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use warpsort_kernels::config::order_scan;
+use warpsort_kernels::ordered::mix64;
 
 use crate::key::{Bits, Order, Payload, SortKey};
 use crate::launch::families::{SegmentBoundaries, Verify};
@@ -70,6 +71,9 @@ impl Gpu {
         order: Order,
     ) -> Result<Check> {
         let n = keys.len();
+        if super::wide::<K>().is_some() {
+            return self.check_wide(keys, vals, order);
+        }
         let (k, _k) = self.addr(keys, "keys")?;
         let (vb, v) = match vals {
             Some(v) => {
@@ -91,6 +95,39 @@ impl Gpu {
         }
         let host = self.stream().clone_dtoh(&counters)?;
         Ok(Check { descents: host[0] & 0xffff_ffff, fingerprint: host[1] })
+    }
+
+    /// [`Gpu::check`] of keys wider than a word, on the CPU: descents by
+    /// `key_cmp`, the fingerprint of each key's ordered words and its
+    /// value's bits (as the GPU's, but not equal to it).
+    fn check_wide<K: SortKey, V: Payload>(
+        &self,
+        keys: &impl DevicePtr<K>,
+        vals: Option<&CudaSlice<V>>,
+        order: Order,
+    ) -> Result<Check> {
+        self.check_context(keys, "keys")?;
+        let hk = self.stream().clone_dtoh(keys)?;
+        let hv: Vec<u64> = match vals {
+            Some(v) => {
+                super::same_len(hk.len(), v.len())?;
+                self.check_context(v, "values")?;
+                let vb = val_bytes::<V>();
+                let view = v.as_view();
+                // SAFETY: payloads are plain 4- or 8-byte values: their bytes.
+                let bytes = unsafe { view.transmute::<u8>(v.len() * vb) }.expect("a payload's bytes");
+                let bytes = self.stream().clone_dtoh(&bytes)?;
+                bytes.chunks(vb).map(|c| c.iter().rev().fold(0, |a, &b| a << 8 | b as u64)).collect()
+            }
+            None => vec![0; hk.len()],
+        };
+        let descents = hk.windows(2).filter(|w| out_of_order(&w[0], &w[1], order)).count() as u64;
+        let fingerprint = hk.iter().zip(&hv).fold(0u64, |acc, (k, &v)| {
+            let bits = k.to_bits();
+            let key = (0..K::Bits::WORDS).fold(0, |h, j| mix64(h ^ bits.word(j)));
+            acc.wrapping_add(mix64(key ^ mix64(v)))
+        });
+        Ok(Check { descents, fingerprint })
     }
 
     /// Whether `keys` is sorted in `order`, checked on the GPU.
@@ -162,6 +199,18 @@ impl Gpu {
                 (p, o.len(), 0)
             }
         };
+        if super::wide::<K>().is_some() {
+            // On the CPU, as `check_wide`: the descents at segment starts.
+            let all = self.check::<K, V>(keys, vals, order)?;
+            let hk = self.stream().clone_dtoh(keys)?;
+            let mut starts: Vec<usize> = match segments {
+                Segments::Rows(len) => (len..n).step_by(len).collect(),
+                Segments::Offsets(o) => self.stream().clone_dtoh(o)?.iter().map(|&b| b as usize).collect(),
+            };
+            starts.dedup();
+            let across = starts.iter().filter(|&&b| b > 0 && b < n && out_of_order(&hk[b - 1], &hk[b], order)).count();
+            return Ok(Check { descents: all.descents - across as u64, ..all });
+        }
         let across = self.stream().alloc_zeros::<u32>(1)?;
         if n > 1 && count > 1 {
             // Keys stored as fields are checked as their ordered words.
@@ -212,4 +261,12 @@ impl Gpu {
 /// arrive encoded (ascending), the rest as their own bits.
 fn words_mode<K: SortKey>(order: Order) -> u32 {
     if K::FIELDS.is_some() { order.mode() } else { K::MODE | order.mode() }
+}
+
+/// Whether `a` then `b` is a descent in `order`.
+fn out_of_order<K: SortKey>(a: &K, b: &K, order: Order) -> bool {
+    match order {
+        Order::Ascending => a.key_cmp(b).is_gt(),
+        Order::Descending => a.key_cmp(b).is_lt(),
+    }
 }

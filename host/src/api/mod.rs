@@ -18,10 +18,11 @@ pub(crate) mod sort;
 use std::mem::size_of;
 
 use cudarc::driver::{DevicePtr, DevicePtrMut, SyncOnDrop};
+use warpsort_kernels::ordered::Fields;
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::key::{Payload, SortKey};
+use crate::key::{Bits, Payload, SortKey};
 use crate::launch::{DevPtr, ItemKind, Items};
 use crate::options::SortOptions;
 use crate::plan::SortShape;
@@ -51,6 +52,12 @@ impl Gpu {
 /// `V = ()`) is, for the plans.
 pub(crate) fn shape<K: SortKey>(val_bytes: usize) -> SortShape {
     SortShape { kind: ItemKind::new(size_of::<K::Bits>(), val_bytes), fields: K::FIELDS }
+}
+
+/// For keys wider than one word (`K::Bits` of several words), their
+/// fields: they sort by `Gpu::sort_wide` and its kin. `None` for the rest.
+pub(crate) fn wide<K: SortKey>() -> Option<Fields> {
+    (K::Bits::WORDS > 1).then(|| K::FIELDS.expect("keys wider than a word are stored as fields"))
 }
 
 /// `n` keys of `K` at `keys` as the kernels see them (keys stored as fields

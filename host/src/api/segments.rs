@@ -7,10 +7,12 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
+use super::argsort::check_len;
 use super::{items, shape};
 use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
 use crate::gpu::Gpu;
+use crate::gpu::scratch::alloc_bytes;
 use crate::key::{Order, Payload, SortKey};
 use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
@@ -298,6 +300,11 @@ impl Gpu {
     fn segmented_keys<K: SortKey>(&self, keys: &mut impl DevicePtrMut<K>, cut: Cut, opts: &SortOptions) -> Result<()> {
         let n = keys.len();
         let (k, _k) = self.addr_mut(keys, "keys")?;
+        if let Some(fields) = super::wide::<K>() {
+            opts.validate()?;
+            check_len(n, 4, opts)?;
+            return self.sort_wide(k, 0, 0, n, fields, opts, &|it, o| self.wide_pass(it, o, cut));
+        }
         self.segmented(&items::<K>(k, 0, 0, n), shape::<K>(0), K::MODE | opts.order.mode(), cut, opts, 0, false)
     }
 
@@ -309,6 +316,11 @@ impl Gpu {
         opts: &SortOptions,
     ) -> Result<()> {
         let p = self.pairs(keys, vals, opts)?;
+        if let Some(fields) = super::wide::<K>() {
+            opts.validate()?;
+            let pass = |it: &Items, o: &SortOptions| self.wide_pass(it, o, cut);
+            return self.sort_wide(p.items.keys, p.items.vals, p.val_bytes, p.items.n, fields, opts, &pass);
+        }
         self.segmented(&p.items, p.shape, p.mode, cut, opts, p.val_bytes, opts.stable)
     }
 
@@ -324,6 +336,24 @@ impl Gpu {
             return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
         }
         let (k, _k) = self.addr(keys, "keys")?;
+        if let Some(fields) = super::wide::<K>() {
+            opts.validate()?;
+            // SAFETY: written below before this returns Ok.
+            let mut out = unsafe { self.stream().alloc::<u32>(n) }?;
+            if n > 0 {
+                let (o, _o) = self.addr_mut(&mut out, "positions")?;
+                let global = alloc_bytes(self.stream(), n * 4)?;
+                let at = if matches!(positions, Positions::Global) { o } else { self.ptr(&global) };
+                self.wide_permutation(k, n, fields, opts, at, &|it, o| self.wide_pass(it, o, cut))?;
+                if at != o {
+                    // Positions in their rows: `i % row` gathered by the permutation.
+                    let rows = alloc_bytes(self.stream(), n * 4)?;
+                    self.positions(positions, self.ptr(&rows), n)?;
+                    self.gather(4, self.ptr(&rows), at, o, n)?;
+                }
+            }
+            return Ok(out);
+        }
         let sorted = if opts.stable { shape::<K>(0).ranked() } else { shape::<K>(4) };
         let mode = K::MODE | opts.order.mode();
         let keys = items::<K>(k, 0, 0, n);
@@ -355,6 +385,12 @@ impl Gpu {
         }
         drop(_o);
         Ok(out)
+    }
+
+    /// A pass of a segmented sort of keys wider than a word (see
+    /// `exec/wide.rs`): `(u64, u32)` items cut as the keys are.
+    fn wide_pass(&self, items: &Items, opts: &SortOptions, cut: Cut) -> Result<()> {
+        self.segmented(items, SortShape::new(8, 4), 0, cut, opts, 4, opts.stable)
     }
 
     /// Plans and runs a segmented sort of `items` (values of `vb` bytes;

@@ -69,7 +69,9 @@ impl Gpu {
     /// ```
     pub fn argsort_slice<K: SortKey>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
         let n = keys.len();
-        super::argsort::argsort_plan::<K>(self, opts, n, 4)?;
+        if super::wide::<K>().is_none() {
+            super::argsort::argsort_plan::<K>(self, opts, n, 4)?;
+        }
         super::argsort::check_len(n, 4, opts)?;
         if n == 0 {
             return Ok(Vec::new());

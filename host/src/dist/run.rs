@@ -25,7 +25,7 @@ use cudarc::nccl::Comm;
 use super::nccl::{all_gather, grouped, recv, send};
 use super::plan::{self, Exchange, Splitter};
 use super::{Balance, DistOptions, DistReport};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::key::{Order, Payload, SortKey};
 use crate::launch::{DevPtr, ItemKind, Items};
@@ -93,6 +93,12 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     pairs: bool,
     opts: &DistOptions,
 ) -> Result<(Vec<Share<K, V>>, DistReport)> {
+    if crate::api::wide::<K>().is_some() {
+        return Err(Error::BadConfig(format!(
+            "{} keys are wider than 64 bits: they do not sort across GPUs yet",
+            K::NAME
+        )));
+    }
     let start = Instant::now();
     let p = members[0].comm.world_size();
     let kb = size_of::<K::Bits>();

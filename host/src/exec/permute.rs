@@ -27,7 +27,7 @@ impl Gpu {
     }
 
     /// Writes `positions` as `u32` at `out`.
-    fn positions(&self, positions: Positions, out: DevPtr, n: usize) -> Result<()> {
+    pub(crate) fn positions(&self, positions: Positions, out: DevPtr, n: usize) -> Result<()> {
         match positions {
             Positions::Global => self.iota(ItemKind::U32, out, n),
             Positions::InRows(row) => self.launch(&IotaRows { out, n, row }, self.policy().elementwise(n)),

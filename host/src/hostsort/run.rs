@@ -114,6 +114,50 @@ impl Ctx<'_> {
 }
 
 impl Gpu {
+    /// A host sort of keys wider than a word: in the GPU's memory only (the
+    /// keys and values copied up, sorted by [`Gpu::sort_wide`], copied
+    /// back), refused with [`Error::MemoryLimit`] before anything moves when
+    /// they do not fit the limit (or the free memory). The host slices
+    /// change only once the sort has succeeded.
+    fn host_sort_wide<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut [K],
+        vals: Option<&mut [V]>,
+        opts: &HostOptions,
+        fields: Fields,
+    ) -> Result<()> {
+        opts.sort.validate()?;
+        let n = keys.len();
+        crate::api::argsort::check_len(n, 4, &opts.sort)?;
+        let vb = if vals.is_some() { size_of::<V>() } else { 0 };
+        // The copies, the sort's records and values, its positions and two
+        // words of each key, and a (u64, u32) sort's own storage.
+        let needed = n * (2 * size_of::<K>() + 2 * vb + 4 + 16 + 32);
+        let limit = match opts.memory_limit {
+            Some(l) => l,
+            None => self.context().mem_get_info()?.0,
+        };
+        if needed > limit {
+            return Err(Error::MemoryLimit { limit, needed });
+        }
+        if n < 2 {
+            return Ok(());
+        }
+        let s = self.stream();
+        let dk = s.clone_htod(&*keys)?;
+        let dv = match &vals {
+            Some(v) => Some(s.clone_htod(&**v)?),
+            None => None,
+        };
+        let vp = dv.as_ref().map_or(0, |d| self.ptr(d));
+        self.sort_wide(self.ptr(&dk), vp, vb, n, fields, &opts.sort, &|it, o| self.full_pass(it, o))?;
+        s.memcpy_dtoh(&dk, keys)?;
+        if let (Some(v), Some(dv)) = (vals, &dv) {
+            s.memcpy_dtoh(dv, v)?;
+        }
+        Ok(())
+    }
+
     /// Plans and runs a host sort of `keys` (and `vals`).
     pub(crate) fn host_sort<K: SortKey, V: Payload>(
         &self,
@@ -126,6 +170,9 @@ impl Gpu {
             same_len(n, v.len())?;
         }
         let vb = if vals.is_some() { size_of::<V>() } else { 0 };
+        if let Some(fields) = crate::api::wide::<K>() {
+            return self.host_sort_wide(keys, vals, opts, fields);
+        }
         let w = Work { n, kind: ItemKind::new(size_of::<K::Bits>(), vb), fields: K::FIELDS };
         let limit = match opts.memory_limit {
             Some(l) => l,

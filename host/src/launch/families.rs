@@ -542,6 +542,25 @@ impl Kernel for EncodeKeys {
     }
 }
 
+/// `gather_records` (device `permute::gather_records`): `dst[i] =
+/// src[idx[i]]` for records of `words` 32-bit words.
+pub(crate) struct GatherRecords {
+    pub src: DevPtr,
+    pub idx: DevPtr,
+    pub dst: DevPtr,
+    pub n: usize,
+    pub words: u32,
+}
+
+impl Kernel for GatherRecords {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::GatherRecords)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.src), Param::Ptr(self.idx), Param::Ptr(self.dst), u64(self.n), Param::U32(self.words)]
+    }
+}
+
 /// `iota_{u32,u64}` (device `permute::iota`): `0, 1, ..., n - 1`.
 pub(crate) struct Iota {
     /// The word written: `U32` or `U64`.

@@ -1,9 +1,9 @@
 //! The custom suite: composite keys beside CUB sorting the same records, its
 //! merge sort with the same comparator and its radix sort with a
-//! decomposer over the fields (the harness's `u32x2`, `f32u32` and `b8`
-//! records); the `u64` keys of the same ordered words, to show what the
-//! encoding costs; an ORDER BY of three columns (a stable argsort of their
-//! tuples).
+//! decomposer over the fields (the harness's `u32x2`, `f32u32`, `b8`,
+//! `u64u32` and `b16` records); the `u64` keys of the same ordered words, to
+//! show what the encoding costs; ORDER BY of three columns (a stable
+//! argsort of their tuples: one word, and three).
 
 use std::cmp::Reverse;
 
@@ -28,6 +28,15 @@ pub fn custom(b: &mut Bench) -> Result<()> {
         rows(b, &floats, "f32u32", &records)?;
         let bytes = input::<[u8; 8]>(Dist::Uniform, n);
         rows(b, &bytes, "b8", bytes.as_flattened())?;
+        // Two words.
+        let wide = input::<Tuple<(u64, u32)>>(Dist::Uniform, n);
+        let records: Vec<u8> = wide
+            .iter()
+            .flat_map(|t| t.0.0.to_le_bytes().into_iter().chain(t.0.1.to_le_bytes()).chain([0; 4]))
+            .collect();
+        rows(b, &wide, "u64u32", &records)?;
+        let uuids = input::<[u8; 16]>(Dist::Uniform, n);
+        rows(b, &uuids, "b16", uuids.as_flattened())?;
         // The same ordered words as u64 keys: the sort without the encoding.
         let words: Vec<u64> = pairs.iter().map(|t| t.to_bits()).collect();
         b.sort_row_with::<u64, u32>(
@@ -42,6 +51,8 @@ pub fn custom(b: &mut Bench) -> Result<()> {
         let table = input::<Tuple<(u16, Reverse<f32>, u16)>>(Dist::FewUnique, n);
         let stable = SortOptions { stable: true, ..Default::default() };
         b.argsort_row("custom", stable, Dist::FewUnique, &table)?;
+        let table = input::<Tuple<(u16, Reverse<f64>, u64)>>(Dist::Uniform, n);
+        b.argsort_row("custom", stable, Dist::Uniform, &table)?;
     }
     Ok(())
 }
