@@ -57,6 +57,7 @@ mod policy;
 
 pub use api::check::{Check, Segments};
 pub use api::sort::STABLE_MAX_LEN;
+pub use api::table::Column;
 pub use cudarc;
 pub use dist::{Balance, Cluster, DistOptions, DistReport, NcclId, Peer};
 pub use error::{Error, Result};

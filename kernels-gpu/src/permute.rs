@@ -84,21 +84,35 @@ pub unsafe extern "ptx-kernel" fn gather_u64(src: *mut u64, idx: *mut u32, dst: 
     unsafe { gather(src, idx, dst, n) }
 }
 
-/// `dst[i] = src[idx[i]]` for records of `words` 32-bit words (keys wider
-/// than a word, large payloads): a thread per word, so that a warp reads
-/// whole records.
+/// `dst[i] = src[idx[i]]` for records of `units` units of `T` (a thread
+/// per unit, so that a warp reads whole records).
 ///
 /// # Safety
 /// `src` holds records up to the largest `idx[i]`, `idx` `n` positions,
 /// `dst` `n` records not overlapping `src`.
-#[unsafe(export_name = crate::kernel_name!(gather_records))]
-pub unsafe extern "ptx-kernel" fn gather_records(src: *mut u32, idx: *mut u32, dst: *mut u32, n: u64, words: u32) {
-    let (total, words) = (n as usize * words as usize, words as usize);
+#[inline(always)]
+unsafe fn gather_units<T: Copy>(src: *const T, idx: *const u32, dst: *mut T, n: u64, units: u32) {
+    let (total, units) = (n as usize * units as usize, units as usize);
     let mut t = global_thread();
     while t < total {
-        let (i, w) = (t / words, t % words);
-        // SAFETY: t < n * words; the caller bounds the indices.
-        unsafe { *dst.add(t) = *src.add(*idx.add(i) as usize * words + w) };
+        let (i, u) = (t / units, t % units);
+        // SAFETY: t < n * units; the caller bounds the indices.
+        unsafe { *dst.add(t) = *src.add(*idx.add(i) as usize * units + u) };
         t += grid_threads();
+    }
+}
+
+/// `dst[i] = src[idx[i]]` for records of `units` units of `unit` bytes (4,
+/// 2 or 1: the widest that divides the record): keys wider than a word,
+/// table columns, payloads of any size.
+#[unsafe(export_name = crate::kernel_name!(gather_records))]
+pub unsafe extern "ptx-kernel" fn gather_records(src: *mut u8, idx: *mut u32, dst: *mut u8, n: u64, units: u32, unit: u32) {
+    // SAFETY: the host passes `n` positions within `src` and `n` records at `dst`.
+    unsafe {
+        match unit {
+            4 => gather_units(src as *const u32, idx, dst as *mut u32, n, units),
+            2 => gather_units(src as *const u16, idx, dst as *mut u16, n, units),
+            _ => gather_units(src as *const u8, idx, dst, n, units),
+        }
     }
 }

@@ -9,7 +9,7 @@
 
 use std::cmp::Reverse;
 
-use warpsort::{Algorithm, Gpu, HostOptions, Order, SortKey, SortOptions, Tuple};
+use warpsort::{Algorithm, Column, Gpu, HostOptions, Order, SortKey, SortOptions, Tuple};
 use warpsort_testkit::data::FromPattern;
 use warpsort_testkit::{Dist, check_segments, check_sort, check_sort_pairs, cpu, keys, seed};
 
@@ -22,6 +22,8 @@ warpsort_testkit::tests_main! {
         segments_by_offsets,
         host_slices_in_core_and_beyond,
         a_table_ordered_by_columns,
+        order_by_device_columns,
+        the_order_by_example,
     ],
 }
 
@@ -273,4 +275,74 @@ fn narrow_table(g: &Gpu) {
     let mut want: Vec<usize> = (0..n).collect();
     want.sort_by(|&a, &b| region[a].cmp(&region[b]).then(revenue[b].total_cmp(&revenue[a])).then(id[a].cmp(&id[b])));
     assert_eq!(perm.iter().map(|&p| p as usize).collect::<Vec<_>>(), want, "ORDER BY of three columns");
+}
+
+/// A table of device columns: three keys of different types and orders,
+/// sizes around the edges, rows equal in every key keeping their order;
+/// payload columns of 2, 8 and 64 bytes gathered by the permutation; bad
+/// calls refused with typed errors, the columns untouched.
+fn order_by_device_columns(g: &Gpu) {
+    let s = g.stream();
+    for n in [0usize, 1, 33, 8193, 1_000_003] {
+        let region: Vec<u16> = (0..n).map(|i| (i * 7919 % 13) as u16).collect();
+        let revenue: Vec<f64> = (0..n).map(|i| ((i * 104_729) % 1000) as f64 / 8.0 - 20.0).collect();
+        let id: Vec<i64> = (0..n).map(|i| (i as i64 * 0x9e37_79b9) % 997 - 500).collect();
+        let records: Vec<[u32; 16]> = (0..n).map(|i| std::array::from_fn(|w| (i * 16 + w) as u32)).collect();
+        let (dr, dv, di, dx) = (
+            s.clone_htod(&region).unwrap(),
+            s.clone_htod(&revenue).unwrap(),
+            s.clone_htod(&id).unwrap(),
+            s.clone_htod(&records).unwrap(),
+        );
+        let p = g.order_by(&[Column::asc(&dr), Column::desc(&dv), Column::by(&di, Order::Ascending)]).unwrap();
+        let mut want: Vec<usize> = (0..n).collect();
+        want.sort_by(|&a, &b| {
+            region[a].cmp(&region[b]).then(revenue[b].total_cmp(&revenue[a])).then(id[a].cmp(&id[b]))
+        });
+        let got: Vec<usize> = s.clone_dtoh(&p).unwrap().iter().map(|&x| x as usize).collect();
+        assert_eq!(got, want, "ORDER BY region, revenue DESC, id over {n} rows");
+        assert_eq!(
+            s.clone_dtoh(&g.gather(&dr, &p).unwrap()).unwrap(),
+            want.iter().map(|&i| region[i]).collect::<Vec<_>>()
+        );
+        let rev: Vec<u64> = s.clone_dtoh(&g.gather(&dv, &p).unwrap()).unwrap().iter().map(|x| x.to_bits()).collect();
+        assert_eq!(rev, want.iter().map(|&i| revenue[i].to_bits()).collect::<Vec<_>>());
+        assert_eq!(
+            s.clone_dtoh(&g.gather(&dx, &p).unwrap()).unwrap(),
+            want.iter().map(|&i| records[i]).collect::<Vec<_>>()
+        );
+        assert_eq!(s.clone_dtoh(&dr).unwrap(), region, "columns are only read");
+    }
+    let (a, b) = (s.clone_htod(&[1u32, 2, 3]).unwrap(), s.clone_htod(&[1u8, 2]).unwrap());
+    assert!(matches!(g.order_by(&[Column::asc(&a), Column::asc(&b)]), Err(warpsort::Error::LengthMismatch { .. })));
+    assert!(matches!(g.order_by(&[]), Err(warpsort::Error::BadConfig(_))));
+    let short = s.clone_htod(&[0u32, 1]).unwrap();
+    assert!(matches!(g.gather(&a, &short), Err(warpsort::Error::LengthMismatch { .. })));
+    // One byte columns, descending, ties kept in input order.
+    let bytes: Vec<i8> = (0..5000).map(|i| (i % 7) as i8 - 3).collect();
+    let d = s.clone_htod(&bytes).unwrap();
+    let p = g.order_by(&[Column::desc(&d)]).unwrap();
+    let mut want: Vec<u32> = (0..5000).collect();
+    want.sort_by(|&x, &y| bytes[y as usize].cmp(&bytes[x as usize]));
+    assert_eq!(s.clone_dtoh(&p).unwrap(), want);
+    assert_eq!(
+        s.clone_dtoh(&g.gather(&d, &p).unwrap()).unwrap(),
+        want.iter().map(|&i| bytes[i as usize]).collect::<Vec<_>>()
+    );
+}
+
+/// `examples/order_by` (built beside the tests in the bundle; its folder in
+/// `WARPSORT_EXAMPLES`) runs and checks itself against its CPU reference.
+fn the_order_by_example(_: &Gpu) {
+    let Ok(dir) = std::env::var("WARPSORT_EXAMPLES") else {
+        eprintln!("WARPSORT_EXAMPLES unset: the order_by example is not run here");
+        return;
+    };
+    let out = std::process::Command::new(std::path::Path::new(&dir).join("order_by")).arg("100003").output().unwrap();
+    assert!(
+        out.status.success(),
+        "order_by example: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

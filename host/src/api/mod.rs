@@ -14,6 +14,7 @@ pub(crate) mod check;
 pub(crate) mod segments;
 pub(crate) mod slice;
 pub(crate) mod sort;
+pub(crate) mod table;
 
 use std::mem::size_of;
 

@@ -349,7 +349,7 @@ impl Gpu {
                     // Positions in their rows: `i % row` gathered by the permutation.
                     let rows = alloc_bytes(self.stream(), n * 4)?;
                     self.positions(positions, self.ptr(&rows), n)?;
-                    self.gather(4, self.ptr(&rows), at, o, n)?;
+                    self.gather_values(4, self.ptr(&rows), at, o, n)?;
                 }
             }
             return Ok(out);

@@ -20,7 +20,7 @@ impl Gpu {
             let base = (part[0] >> 32 << 32) * kb;
             let idx: Vec<u32> = part.iter().map(|&i| i as u32).collect();
             let idx = self.stream().clone_htod(&idx)?;
-            self.gather(kb, keys + base as u64, self.ptr(&idx), out + (taken * kb) as u64, part.len())?;
+            self.gather_values(kb, keys + base as u64, self.ptr(&idx), out + (taken * kb) as u64, part.len())?;
             taken += part.len();
         }
         Ok(())

@@ -13,7 +13,7 @@ mod paper;
 pub(crate) mod permute;
 mod presorted;
 pub(crate) mod segmented;
-mod wide;
+pub(crate) mod wide;
 
 use crate::error::Result;
 use crate::gpu::Gpu;

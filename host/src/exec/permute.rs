@@ -35,7 +35,7 @@ impl Gpu {
     }
 
     /// `dst[i] = src[idx[i]]` for `n` values of `bytes` (4 or 8) bytes.
-    pub(crate) fn gather(&self, bytes: usize, src: DevPtr, idx: DevPtr, dst: DevPtr, n: usize) -> Result<()> {
+    pub(crate) fn gather_values(&self, bytes: usize, src: DevPtr, idx: DevPtr, dst: DevPtr, n: usize) -> Result<()> {
         self.launch(&Gather { word: word(bytes), src, idx, dst, n }, self.policy().elementwise(n))
     }
 
@@ -81,7 +81,7 @@ impl Gpu {
                 self.iota(ItemKind::U32, at(ranks), n)?;
                 self.iota(ItemKind::U64, at(iota), n)?;
                 sort(&copy.with_ranks(at(ranks)), inner)?;
-                self.gather(8, at(iota), at(ranks), out, n)
+                self.gather_values(8, at(iota), at(ranks), out, n)
             }
         }
     }
@@ -105,7 +105,7 @@ impl Gpu {
         let keyed = if plan.stable { items.with_ranks(positions) } else { items.with_vals(positions, 4) };
         sort(&keyed, at(plan.inner_at))?;
         // The sort is over: `moved` may reuse its storage.
-        self.gather(val_bytes, items.vals, positions, moved, n)?;
+        self.gather_values(val_bytes, items.vals, positions, moved, n)?;
         self.copy_dtod(items.vals, moved, n * val_bytes)
     }
 }

@@ -42,23 +42,41 @@ impl Gpu {
         pass: Pass,
     ) -> Result<()> {
         let words = fields.words(64);
+        let m = opts.order.mode();
+        let word = |j: usize, dst: DevPtr| self.encode_keys(ItemKind::U64, fields.word(&words, j), raw, dst, n, m);
+        self.permutation_by_words(n, words.words, &word, opts, out, pass)
+    }
+
+    /// Writes at `out` the `u32` positions that sort `n` keys of `words`
+    /// ordered `u64` words, most significant first, `word(j, dst)` writing
+    /// word `j` of every key at `dst` in input order (already mapped for
+    /// the order); each word sorted by `pass` (stable after the first, and
+    /// the first too when `opts.stable`).
+    pub(crate) fn permutation_by_words(
+        &self,
+        n: usize,
+        words: usize,
+        word: &dyn Fn(usize, DevPtr) -> Result<()>,
+        opts: &SortOptions,
+        out: DevPtr,
+        pass: Pass,
+    ) -> Result<()> {
         let s = self.stream();
         // The word being sorted, and (after the first pass) the word in
         // input order that it is gathered from.
-        let (word, input): (CudaSlice<u8>, CudaSlice<u8>) = (alloc_bytes(s, n * 8)?, alloc_bytes(s, n * 8)?);
-        let (word, input) = (self.ptr(&word), self.ptr(&input));
+        let (sorted, input): (CudaSlice<u8>, CudaSlice<u8>) = (alloc_bytes(s, n * 8)?, alloc_bytes(s, n * 8)?);
+        let (sorted, input) = (self.ptr(&sorted), self.ptr(&input));
         self.iota(ItemKind::U32, out, n)?;
-        for j in (0..words.words).rev() {
-            let first = j + 1 == words.words;
-            let f = fields.word(&words, j);
+        for j in (0..words).rev() {
+            let first = j + 1 == words;
             if first {
-                self.encode_keys(ItemKind::U64, f, raw, word, n, opts.order.mode())?;
+                word(j, sorted)?;
             } else {
-                self.encode_keys(ItemKind::U64, f, raw, input, n, opts.order.mode())?;
-                self.gather(8, input, out, word, n)?;
+                word(j, input)?;
+                self.gather_values(8, input, out, sorted, n)?;
             }
             let o = SortOptions { order: Order::Ascending, stable: opts.stable || !first, ..*opts };
-            pass(&Items::new(word, out, n, ItemKind::U64U32), &o)?;
+            pass(&Items::new(sorted, out, n, ItemKind::U64U32), &o)?;
         }
         Ok(())
     }
@@ -91,7 +109,7 @@ impl Gpu {
         self.wide_permutation(raw, n, fields, opts, p, pass)?;
         self.gather_records(raw, p, r, n, stride)?;
         if val_bytes > 0 {
-            self.gather(val_bytes, vals, p, m, n)?;
+            self.gather_values(val_bytes, vals, p, m, n)?;
             self.copy_dtod(vals, m, n * val_bytes)?;
         }
         self.copy_dtod(raw, r, n * stride)
@@ -118,12 +136,15 @@ impl Gpu {
         let (p, i) = (self.ptr(&positions), self.ptr(&iota));
         self.wide_permutation(raw, n, fields, opts, p, pass)?;
         self.iota(ItemKind::U64, i, n)?;
-        self.gather(8, i, p, out, n)
+        self.gather_values(8, i, p, out, n)
     }
 
-    /// `dst[i] = src[idx[i]]` for `n` records of `bytes` (a multiple of 4).
+    /// `dst[i] = src[idx[i]]` for `n` records of `bytes`, moved in the
+    /// widest units (4, 2 or 1 bytes) that divide them.
     pub(crate) fn gather_records(&self, src: DevPtr, idx: DevPtr, dst: DevPtr, n: usize, bytes: usize) -> Result<()> {
-        let words = (bytes / 4) as u32;
-        self.launch(&GatherRecords { src, idx, dst, n, words }, self.policy().elementwise(n * words as usize))
+        let unit = [4, 2, 1].into_iter().find(|u| bytes.is_multiple_of(*u)).unwrap_or(1);
+        let units = (bytes / unit) as u32;
+        let g = GatherRecords { src, idx, dst, n, units, unit: unit as u32 };
+        self.launch(&g, self.policy().elementwise(n * units as usize))
     }
 }

@@ -543,13 +543,14 @@ impl Kernel for EncodeKeys {
 }
 
 /// `gather_records` (device `permute::gather_records`): `dst[i] =
-/// src[idx[i]]` for records of `words` 32-bit words.
+/// src[idx[i]]` for records of `units` units of `unit` bytes (4, 2 or 1).
 pub(crate) struct GatherRecords {
     pub src: DevPtr,
     pub idx: DevPtr,
     pub dst: DevPtr,
     pub n: usize,
-    pub words: u32,
+    pub units: u32,
+    pub unit: u32,
 }
 
 impl Kernel for GatherRecords {
@@ -557,7 +558,8 @@ impl Kernel for GatherRecords {
         KernelId::plain(Family::GatherRecords)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.src), Param::Ptr(self.idx), Param::Ptr(self.dst), u64(self.n), Param::U32(self.words)]
+        let (src, idx, dst) = (Param::Ptr(self.src), Param::Ptr(self.idx), Param::Ptr(self.dst));
+        vec![src, idx, dst, u64(self.n), Param::U32(self.units), Param::U32(self.unit)]
     }
 }
 

@@ -124,7 +124,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         all.push(Box::new(SegmentBoundaries { word, keys: 1, n: 2, offsets, count: 1, row, mode: 0, across }));
     }
     all.push(Box::new(IotaRows { out: 1, n: 2, row: 3 }));
-    all.push(Box::new(GatherRecords { src: 1, idx: 2, dst: 3, n: 4, words: 5 }));
+    all.push(Box::new(GatherRecords { src: 1, idx: 2, dst: 3, n: 4, units: 5, unit: 4 }));
     all.push(Box::new(SegmentClassesCount { offsets: 1, segments: 2, counters: 3 }));
     all.push(Box::new(SegmentClassesList { offsets: 1, segments: 2, n: 3, counters: 4, lists: 5, room: 6 }));
     let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
