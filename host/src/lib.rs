@@ -23,9 +23,13 @@
 //! - [`Error`]: every failure typed, with what to do; on error the caller's
 //!   data is exactly as it was.
 //! - Keys: `u32`, `i32`, `f32` (IEEE total order), `u64`, `i64`, `f64`, and
-//!   `u16`/`i16` (widened to 32-bit patterns in scratch and narrowed back);
+//!   `u16`/`i16` (encoded into 32-bit patterns in scratch and decoded back);
+//!   composite keys: [`Tuple`]s of two or three [`Field`]s (each ascending
+//!   or `std::cmp::Reverse`), byte strings `[u8; 4 | 8 | 16 | 32]`;
 //!   payloads: any of those six types (32 or 64 bits). Device buffers: a
 //!   whole `CudaSlice` or a view of part of one.
+//! - [`Gpu::order_by`] ([`Column`]): ORDER BY on a table of device columns,
+//!   a stable permutation; [`Gpu::gather`] moves any column by it.
 //!
 //! ```no_run
 //! use warpsort::{Gpu, SortOptions, Order};
