@@ -14,8 +14,13 @@
 //                           checked bitwise); by a, then b
 //                   b16     16 bytes, byte 0 most significant (memcmp order)
 //                   b8      8 bytes, likewise
+//                 or orderby3 (mode 0 only, no segments): a table of n rows
+//                 in 24-byte records: u16 region at 0, 6 bytes of padding
+//                 (ignored), f64 revenue at 8, u64 id at 16; see below
 //   mode          0 = keys only, 1 = key-value with values u32 0..n-1,
 //                 v64 = key-value with u64 values (i in both halves),
+//                 rec64 (u32 keys only) = key-value with 64-byte values
+//                 (16 u32 words, each i); JSON dtype "u32:rec64",
 //                 argsort = the permutation that sorts the keys (an iota
 //                 kernel writes the u32 values 0..n-1 inside the timing,
 //                 then a pairs sort from the keys to separate outputs),
@@ -37,6 +42,22 @@
 // +0.0 as equal, as for f32.
 // With segments (modes 0 and 1 only): cub::DeviceSegmentedSort and
 // cub::DeviceSegmentedRadixSort.
+// rec64 runs the mode-1 calls (cub_merge_sort: DeviceMergeSort::SortPairs,
+// cub_radix_sort: DeviceRadixSort::SortPairs) with the 64-byte values; a value
+// is verified to have all 16 words equal to one input index.
+// orderby3 times the comparator way of a table sort: the stable permutation
+// ordering the rows by region ascending, then revenue descending in IEEE total
+// order, then id ascending. The harness splits the records into three device
+// columns (region u16[n], revenue f64[n], id u64[n]) outside the timing; each
+// timed run is the iota kernel writing u32 indices 0..n-1, then a stable sort
+// of the indices with a comparator reading the columns:
+// cub_merge_orderby (DeviceMergeSort::StableSortKeys) and
+// thrust_stable_orderby (thrust::stable_sort(thrust::device, ...), which
+// allocates its temporary storage inside the timed call). Nothing needs
+// restoring; instead of the copy below, an untimed memset fills the indices
+// with UINT32_MAX before each run. Verified on the host: a permutation of
+// 0..n-1 whose rows are in that order, equal rows in increasing index
+// (stability). JSON dtype "orderby3", pairs false.
 //
 // Each algorithm prints one JSON line on stdout; everything else goes to
 // stderr. Timing (mirrors the Rust side): 3 warm-up runs, then `reps` timed
@@ -53,15 +74,20 @@
 #include <cuda/std/tuple>
 #include <cuda/std/type_traits>
 #include <cuda/std/utility>
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
 
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -372,7 +398,7 @@ static Timing time_sort(int reps, Reset reset, Sort sort) {
   return t;
 }
 
-enum class Mode { Keys, Pairs, Pairs64, Argsort, Stable };
+enum class Mode { Keys, Pairs, Pairs64, Argsort, Stable, Rec64 };
 
 struct Run {
   const char* dtype;
@@ -506,18 +532,37 @@ static bool verify(const char* algo, const std::vector<T>& in, const std::vector
 // Benchmarks
 // ---------------------------------------------------------------------------
 
+// rec64's 64-byte value: 16 words, each the input index.
+struct alignas(16) Rec64 {
+  std::uint32_t w[16];
+};
+static_assert(sizeof(Rec64) == 64, "rec64 values are 64 bytes");
+
 // Value i of the key-value modes: u32 i, or for u64 values i in both halves
-// (so that a value whose high half did not travel is caught).
+// (so that a value whose high half did not travel is caught), or for rec64 i
+// in all 16 words.
 template <class V>
 static V value_of(size_t i) {
-  if constexpr (sizeof(V) == 8) return V(std::uint64_t(i) * 0x100000001ull);
-  else return V(i);
+  if constexpr (::cuda::std::is_same_v<V, Rec64>) {
+    Rec64 v;
+    for (std::uint32_t& w : v.w) w = std::uint32_t(i);
+    return v;
+  } else if constexpr (sizeof(V) == 8) {
+    return V(std::uint64_t(i) * 0x100000001ull);
+  } else {
+    return V(i);
+  }
 }
 
 // The input position value `v` encodes, or UINT32_MAX for no valid value.
 template <class V>
 static std::uint32_t position_of(V v) {
-  if constexpr (sizeof(V) == 8) {
+  if constexpr (::cuda::std::is_same_v<V, Rec64>) {
+    for (const std::uint32_t w : v.w) {
+      if (w != v.w[0]) return UINT32_MAX;
+    }
+    return v.w[0];
+  } else if constexpr (sizeof(V) == 8) {
     const std::uint64_t b = std::uint64_t(v);
     return (b >> 32) == (b & 0xffffffffull) ? std::uint32_t(b) : UINT32_MAX;
   } else {
@@ -630,44 +675,47 @@ static void run_flat(const Run& r, const std::vector<T>& h_keys) {
   const OffsetT n = OffsetT(b.n);
   const std::vector<std::uint32_t> whole = {0u, std::uint32_t(b.n)};
 
-  if (r.mode == Mode::Argsort) {
-    // The keys stay as they are: merge sort copies them out, radix sort
-    // writes its own output. The iota is part of the timed operation.
-    auto merge = [&](void* d_temp, size_t& bytes) {
-      if (d_temp) {
-        const cudaError_t e = launch_iota(b.vals_work.ptr, b.n);
-        if (e != cudaSuccess) return e;
-      }
-      return cub::DeviceMergeSort::SortPairsCopy(d_temp, bytes, b.keys_work.ptr, b.vals_work.ptr,
-                                                 b.keys_out.ptr, b.vals_out.ptr, n, TotalLess<T>{},
-                                                 0);
-    };
-    b.bench("cub_merge_argsort", r, h_keys, merge, false, whole, Order::Total, 0);
-    auto radix = [&](void* d_temp, size_t& bytes) {
-      if (d_temp) {
-        const cudaError_t e = launch_iota(b.vals_work.ptr, b.n);
-        if (e != cudaSuccess) return e;
-      }
-      return radix_pairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, b.vals_work.ptr,
-                         b.vals_out.ptr, n);
-    };
-    // Radix sort is stable: this is also the stable argsort.
-    b.bench("cub_radix_argsort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
-    return;
-  }
-
-  if (r.mode == Mode::Stable) {
-    auto merge = [&](void* d_temp, size_t& bytes) {
-      return cub::DeviceMergeSort::StableSortPairs(d_temp, bytes, b.keys_work.ptr, b.vals_work.ptr,
+  // rec64 runs only the mode-1 calls below (no 64-byte iota or stable sorts).
+  if constexpr (!::cuda::std::is_same_v<V, Rec64>) {
+    if (r.mode == Mode::Argsort) {
+      // The keys stay as they are: merge sort copies them out, radix sort
+      // writes its own output. The iota is part of the timed operation.
+      auto merge = [&](void* d_temp, size_t& bytes) {
+        if (d_temp) {
+          const cudaError_t e = launch_iota(b.vals_work.ptr, b.n);
+          if (e != cudaSuccess) return e;
+        }
+        return cub::DeviceMergeSort::SortPairsCopy(d_temp, bytes, b.keys_work.ptr,
+                                                   b.vals_work.ptr, b.keys_out.ptr, b.vals_out.ptr,
                                                    n, TotalLess<T>{}, 0);
-    };
-    b.bench("cub_merge_sort_stable", r, h_keys, merge, true, whole, Order::Total, 0, true);
-    auto radix = [&](void* d_temp, size_t& bytes) {
-      return radix_pairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, b.vals_work.ptr,
-                         b.vals_out.ptr, n);
-    };
-    b.bench("cub_radix_sort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
-    return;
+      };
+      b.bench("cub_merge_argsort", r, h_keys, merge, false, whole, Order::Total, 0);
+      auto radix = [&](void* d_temp, size_t& bytes) {
+        if (d_temp) {
+          const cudaError_t e = launch_iota(b.vals_work.ptr, b.n);
+          if (e != cudaSuccess) return e;
+        }
+        return radix_pairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, b.vals_work.ptr,
+                           b.vals_out.ptr, n);
+      };
+      // Radix sort is stable: this is also the stable argsort.
+      b.bench("cub_radix_argsort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
+      return;
+    }
+
+    if (r.mode == Mode::Stable) {
+      auto merge = [&](void* d_temp, size_t& bytes) {
+        return cub::DeviceMergeSort::StableSortPairs(d_temp, bytes, b.keys_work.ptr,
+                                                     b.vals_work.ptr, n, TotalLess<T>{}, 0);
+      };
+      b.bench("cub_merge_sort_stable", r, h_keys, merge, true, whole, Order::Total, 0, true);
+      auto radix = [&](void* d_temp, size_t& bytes) {
+        return radix_pairs(d_temp, bytes, b.keys_work.ptr, b.keys_out.ptr, b.vals_work.ptr,
+                           b.vals_out.ptr, n);
+      };
+      b.bench("cub_radix_sort_stable", r, h_keys, radix, false, whole, Order::Radix, 0, true);
+      return;
+    }
   }
 
   // Merge sort: in place on the work buffers.
@@ -733,6 +781,9 @@ static void run_segmented(const Run& r, const std::vector<T>& h_keys,
 
 template <class T>
 static void run_dtype(const Run& r, const char* keys_path, const char* seg_path) {
+  if (r.mode == Mode::Rec64 && !::cuda::std::is_same_v<T, std::uint32_t>) {
+    die("mode rec64 needs dtype u32");
+  }
   if constexpr (kComposite<T>) {
     if (seg_path) die(std::string("dtype ") + r.dtype + " has no segmented sorts");
     if (r.mode == Mode::Pairs64) {
@@ -776,6 +827,11 @@ static void run_dtype(const Run& r, const char* keys_path, const char* seg_path)
     else run_flat<T, std::uint32_t, std::int64_t>(r, keys);
   } else if (seg_path) {
     run_segmented<T>(r, keys, off);
+  } else if (r.mode == Mode::Rec64) {
+    if constexpr (::cuda::std::is_same_v<T, std::uint32_t>) {  // u32 only (checked above)
+      if (n <= size_t(INT_MAX)) run_flat<T, Rec64, int>(r, keys);
+      else run_flat<T, Rec64, std::int64_t>(r, keys);
+    }
   } else if (r.mode == Mode::Pairs64) {
     if (n <= size_t(INT_MAX)) run_flat<T, std::uint64_t, int>(r, keys);
     else run_flat<T, std::uint64_t, std::int64_t>(r, keys);
@@ -786,11 +842,163 @@ static void run_dtype(const Run& r, const char* keys_path, const char* seg_path)
   }
 }
 
+// ---------------------------------------------------------------------------
+// orderby3: a three-column table sorted the comparator way
+// ---------------------------------------------------------------------------
+
+// One row of the keys file (24 bytes, packed as the Rust benchmark writes it).
+struct OrderBy3Row {
+  std::uint16_t region;
+  std::uint8_t pad[6];  // ignored
+  double revenue;
+  std::uint64_t id;
+};
+static_assert(sizeof(OrderBy3Row) == 24 && offsetof(OrderBy3Row, region) == 0 &&
+                  offsetof(OrderBy3Row, revenue) == 8 && offsetof(OrderBy3Row, id) == 16,
+              "orderby3 rows must match the Rust layout");
+
+// The row order on u32 row indices, reading the device columns: region
+// ascending, then revenue descending in IEEE total order (larger order_bits
+// first), then id ascending. A lexicographic combination of total orders, so
+// a strict weak order whose equivalent rows agree in all three columns; the
+// stable sorts keep those in index order.
+struct OrderBy3Less {
+  const std::uint16_t* region;
+  const double* revenue;
+  const std::uint64_t* id;
+  __host__ __device__ bool operator()(std::uint32_t i, std::uint32_t j) const {
+    const std::uint16_t gi = region[i], gj = region[j];
+    if (gi != gj) return gi < gj;
+    const std::uint64_t ri = order_bits(revenue[i]), rj = order_bits(revenue[j]);
+    if (ri != rj) return ri > rj;
+    return id[i] < id[j];
+  }
+};
+
+// Checks `idx` is a permutation of 0..n-1 whose rows are in the row order with
+// equal rows in increasing index (stability), with the order computed on the
+// host independently of OrderBy3Less: (region, ~revenue bits, id, index)
+// tuples strictly increasing.
+static bool verify_orderby3(const char* algo, const std::vector<OrderBy3Row>& rows,
+                            const std::vector<std::uint32_t>& idx) {
+  const size_t n = rows.size();
+  std::vector<unsigned char> seen(n, 0);
+  auto row_key = [&](std::uint32_t i) {
+    return std::make_tuple(rows[i].region, std::uint64_t(~order_bits(rows[i].revenue)), rows[i].id);
+  };
+  for (size_t k = 0; k < n; ++k) {
+    const std::uint32_t v = idx[k];
+    if (v >= n || seen[v]) {
+      std::fprintf(stderr, "%s: bad or repeated index %u at position %zu\n", algo, v, k);
+      return false;
+    }
+    seen[v] = 1;
+    if (k == 0) continue;
+    const std::uint32_t u = idx[k - 1];
+    const auto ku = row_key(u), kv = row_key(v);
+    if (kv < ku || (kv == ku && v < u)) {
+      std::fprintf(stderr,
+                   "%s: %s at position %zu: row %u (region %u, revenue 0x%016llx, id %llu) "
+                   "after row %u (region %u, revenue 0x%016llx, id %llu)\n",
+                   algo, kv < ku ? "not sorted" : "not stable", k, v, unsigned(rows[v].region),
+                   (unsigned long long)::cuda::std::bit_cast<std::uint64_t>(rows[v].revenue),
+                   (unsigned long long)rows[v].id, u, unsigned(rows[u].region),
+                   (unsigned long long)::cuda::std::bit_cast<std::uint64_t>(rows[u].revenue),
+                   (unsigned long long)rows[u].id);
+      return false;
+    }
+  }
+  return true;
+}
+
+static void run_orderby3(const Run& r, const char* keys_path, const char* seg_path) {
+  if (seg_path) die("dtype orderby3 has no segmented sorts");
+  if (r.mode != Mode::Keys) die("dtype orderby3 takes mode 0 only");
+  const std::vector<OrderBy3Row> rows = read_array<OrderBy3Row>(keys_path);
+  const size_t n = rows.size();
+  if (n <= 1) {  // Nothing to sort: report zeros without calling CUB.
+    const Timing zero;
+    emit("cub_merge_orderby", r, n, 0, zero, true);
+    emit("thrust_stable_orderby", r, n, 0, zero, true);
+    return;
+  }
+  if (n > size_t(UINT32_MAX)) die("dtype orderby3: n exceeds the u32 row indices");
+
+  // The columns, split on the host and uploaded outside the timing.
+  std::vector<std::uint16_t> h_region(n);
+  std::vector<double> h_revenue(n);
+  std::vector<std::uint64_t> h_id(n);
+  for (size_t i = 0; i < n; ++i) {
+    h_region[i] = rows[i].region;
+    h_revenue[i] = rows[i].revenue;
+    h_id[i] = rows[i].id;
+  }
+  DevBuf<std::uint16_t> region(n);
+  DevBuf<double> revenue(n);
+  DevBuf<std::uint64_t> id(n);
+  DevBuf<std::uint32_t> idx(n);
+  CUDA_CHECK(cudaMemcpy(region.ptr, h_region.data(), n * sizeof(std::uint16_t),
+                        cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(revenue.ptr, h_revenue.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(id.ptr, h_id.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
+  const OrderBy3Less less{region.ptr, revenue.ptr, id.ptr};
+
+  // As Buffers::bench, with `sort(d_temp, bytes)` writing the indices. The
+  // columns are only read and the iota rewrites the indices inside the timed
+  // run, so nothing needs restoring; the untimed reset fills the indices with
+  // UINT32_MAX (no valid index), so that the result verified is the last run's.
+  auto bench = [&](const char* algo, auto sort) {
+    size_t bytes = 0;
+    CUDA_CHECK(sort(nullptr, bytes));
+    const DevBuf<unsigned char> temp(std::max<size_t>(bytes, 1));
+    const Timing tm = time_sort(
+        r.reps, [&] { CUDA_CHECK(cudaMemsetAsync(idx.ptr, 0xff, n * sizeof(std::uint32_t), 0)); },
+        [&] { return sort(temp.ptr, bytes); });
+    std::vector<std::uint32_t> h_idx(n);
+    CUDA_CHECK(
+        cudaMemcpy(h_idx.data(), idx.ptr, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+    emit(algo, r, n, 0, tm, verify_orderby3(algo, rows, h_idx));
+  };
+
+  // OffsetT int when n fits (32-bit offsets in CUB), else int64_t.
+  auto merge = [&](void* d_temp, size_t& bytes) {
+    if (d_temp) {
+      const cudaError_t e = launch_iota(idx.ptr, n);
+      if (e != cudaSuccess) return e;
+    }
+    return n <= size_t(INT_MAX)
+               ? cub::DeviceMergeSort::StableSortKeys(d_temp, bytes, idx.ptr, int(n), less, 0)
+               : cub::DeviceMergeSort::StableSortKeys(d_temp, bytes, idx.ptr, std::int64_t(n),
+                                                      less, 0);
+  };
+  bench("cub_merge_orderby", merge);
+
+  // thrust allocates (and frees) its temporary storage inside the call, which
+  // returns when the sort is done; no size query.
+  auto thrust_sort = [&](void* d_temp, size_t& bytes) {
+    if (!d_temp) {
+      bytes = 0;
+      return cudaSuccess;
+    }
+    const cudaError_t e = launch_iota(idx.ptr, n);
+    if (e != cudaSuccess) return e;
+    try {
+      thrust::stable_sort(thrust::device, idx.ptr, idx.ptr + n, less);
+    } catch (const std::exception& ex) {
+      std::fprintf(stderr, "thrust_stable_orderby: %s\n", ex.what());
+      return cudaErrorUnknown;
+    }
+    return cudaSuccess;
+  };
+  bench("thrust_stable_orderby", thrust_sort);
+}
+
 int main(int argc, char** argv) {
   if (argc != 5 && argc != 6) {
     std::fprintf(stderr,
-                 "usage: %s <keys.bin> <u32|i32|f32|u64|i64|f64|u32x2|f32u32|u64u32|b16|b8> "
-                 "<mode 0|1|v64|argsort|stable> <reps> [segments.bin]\n",
+                 "usage: %s <keys.bin> "
+                 "<u32|i32|f32|u64|i64|f64|u32x2|f32u32|u64u32|b16|b8|orderby3> "
+                 "<mode 0|1|v64|argsort|stable|rec64> <reps> [segments.bin]\n",
                  argv[0]);
     return 1;
   }
@@ -802,7 +1010,8 @@ int main(int argc, char** argv) {
   else if (mode == "v64") r.mode = Mode::Pairs64;
   else if (mode == "argsort") r.mode = Mode::Argsort;
   else if (mode == "stable") r.mode = Mode::Stable;
-  else die("mode must be 0, 1, v64, argsort or stable");
+  else if (mode == "rec64") r.mode = Mode::Rec64;
+  else die("mode must be 0, 1, v64, argsort, stable or rec64");
   r.pairs = r.mode != Mode::Keys;
   r.reps = std::atoi(argv[4]);
   if (r.reps < 1) r.reps = 10;
@@ -816,6 +1025,10 @@ int main(int argc, char** argv) {
                prop.minor, CUB_VERSION);
 
   const std::string t = r.dtype;
+  if (r.mode == Mode::Rec64) {
+    if (t != "u32") die("mode rec64 needs dtype u32, not " + t);
+    r.dtype = "u32:rec64";  // the JSON dtype
+  }
   if (t == "u32") run_dtype<std::uint32_t>(r, argv[1], seg_path);
   else if (t == "i32") run_dtype<std::int32_t>(r, argv[1], seg_path);
   else if (t == "f32") run_dtype<float>(r, argv[1], seg_path);
@@ -827,6 +1040,7 @@ int main(int argc, char** argv) {
   else if (t == "u64u32") run_dtype<U64U32>(r, argv[1], seg_path);
   else if (t == "b16") run_dtype<B16>(r, argv[1], seg_path);
   else if (t == "b8") run_dtype<B8>(r, argv[1], seg_path);
+  else if (t == "orderby3") run_orderby3(r, argv[1], seg_path);
   else die("unknown dtype " + t);
   return g_all_verified ? 0 : 1;
 }

@@ -3,14 +3,19 @@
 //! decomposer over the fields (the harness's `u32x2`, `f32u32`, `b8`,
 //! `u64u32` and `b16` records); the `u64` keys of the same ordered words, to
 //! show what the encoding costs; ORDER BY of three columns (a stable
-//! argsort of their tuples: one word, and three).
+//! argsort of their tuples: one word, and three; `Gpu::order_by` over device
+//! columns beside the harness's `orderby3`, CUB's and Thrust's stable sorts
+//! of an index array with a comparator over the columns); `u32` keys with
+//! 64-byte records (argsort, then the keys and records gathered) beside the
+//! harness's `rec64` pairs.
 
 use std::cmp::Reverse;
 
-use warpsort::{SortKey, SortOptions, Tuple};
+use warpsort::{Column, SortKey, SortOptions, Tuple};
 use warpsort_testkit::data::{Dist, FromPattern};
 
 use crate::bench::cub::{CubMode, Records};
+use crate::bench::report::Row;
 use crate::bench::{Bench, Result, input, progress};
 
 /// Runs the suite.
@@ -53,7 +58,100 @@ pub fn custom(b: &mut Bench) -> Result<()> {
         b.argsort_row("custom", stable, Dist::FewUnique, &table)?;
         let table = input::<Tuple<(u16, Reverse<f64>, u64)>>(Dist::Uniform, n);
         b.argsort_row("custom", stable, Dist::Uniform, &table)?;
+        order_by_rows(b, n)?;
+        record_rows(b, n)?;
     }
+    Ok(())
+}
+
+/// ORDER BY region (`u16`), revenue (`f64`) descending, id (`u64`) over
+/// device columns: `Gpu::order_by` timed (the permutation), verified on the
+/// host (a permutation, rows in order, ties in input order); then the
+/// harness on the same rows as 24-byte records.
+fn order_by_rows(b: &mut Bench, n: usize) -> Result<()> {
+    let p = input::<u64>(Dist::Uniform, n);
+    let region: Vec<u16> = p.iter().map(|x| (x >> 58) as u16).collect();
+    let revenue: Vec<f64> = p.iter().map(|x| ((x >> 20) % 100_000) as f64 / 100.0).collect();
+    let id: Vec<u64> = p.iter().map(|x| x % 1_000_003).collect();
+    let (gpu, s) = (b.gpu, b.gpu.stream().clone());
+    let (dr, dv, di) = (s.clone_htod(&region)?, s.clone_htod(&revenue)?, s.clone_htod(&id)?);
+    let columns = [Column::asc(&dr), Column::desc(&dv), Column::asc(&di)];
+    let mut out = None;
+    let ms = b.time_reset(|timed| {
+        if timed {
+            out = Some(gpu.order_by(&columns)?);
+        }
+        Ok(())
+    })?;
+    let perm = s.clone_dtoh(&out.expect("timed at least once"))?;
+    // Rows in order, ties in input order.
+    let before = |a: usize, b: usize| {
+        let by = region[a].cmp(&region[b]).then(revenue[b].total_cmp(&revenue[a])).then(id[a].cmp(&id[b]));
+        by.then(a.cmp(&b)).is_lt()
+    };
+    let mut seen = vec![false; n];
+    let verified = perm.iter().all(|&i| (i as usize) < n && !std::mem::replace(&mut seen[i as usize], true))
+        && perm.windows(2).all(|w| before(w[0] as usize, w[1] as usize));
+    b.report.push(Row {
+        suite: "custom",
+        algo: "warpsort order_by".into(),
+        dtype: "orderby3",
+        pairs: false,
+        dist: Dist::Uniform.name(),
+        n,
+        ms,
+        bytes_per_key: 2 * (2 + 8 + 8 + 4),
+        verified,
+    });
+    let records: Vec<u8> = (0..n)
+        .flat_map(|i| {
+            let r = region[i].to_le_bytes().into_iter().chain([0; 6]);
+            r.chain(revenue[i].to_bits().to_le_bytes()).chain(id[i].to_le_bytes())
+        })
+        .collect();
+    let mode = CubMode { arg: "0", dtype: "orderby3", pairs: false, val_bytes: 4 };
+    let r = Records { dtype: "orderby3", bytes: &records, n, key_bytes: 18 };
+    b.cub_rows_records("custom", Dist::Uniform.name(), mode, r, None, "");
+    Ok(())
+}
+
+/// `u32` keys with 64-byte records: the argsort, then keys and records
+/// gathered by it (`Gpu::gather`), timed together and verified on the host;
+/// then the harness's key-value sorts of the same records (`rec64`).
+fn record_rows(b: &mut Bench, n: usize) -> Result<()> {
+    let keys = input::<u32>(Dist::Uniform, n);
+    let records: Vec<[u32; 16]> = (0..n as u32).map(|i| [i; 16]).collect();
+    let (gpu, s) = (b.gpu, b.gpu.stream().clone());
+    let (dk, dr) = (s.clone_htod(&keys)?, s.clone_htod(&records)?);
+    let mut out = None;
+    let ms = b.time_reset(|timed| {
+        if timed {
+            let p = gpu.argsort(&dk, &SortOptions::default())?;
+            out = Some((gpu.gather(&dk, &p)?, gpu.gather(&dr, &p)?));
+        }
+        Ok(())
+    })?;
+    let (ok, or) = out.expect("timed at least once");
+    let (ok, or) = (s.clone_dtoh(&ok)?, s.clone_dtoh(&or)?);
+    let mut seen = vec![false; n];
+    let verified = ok.windows(2).all(|w| w[0] <= w[1])
+        && or.iter().zip(&ok).all(|(r, &k)| {
+            let v = r[0] as usize;
+            v < n && r.iter().all(|&x| x as usize == v) && keys[v] == k && !std::mem::replace(&mut seen[v], true)
+        });
+    b.report.push(Row {
+        suite: "custom",
+        algo: "warpsort argsort + gather".into(),
+        dtype: "u32:rec64",
+        pairs: true,
+        dist: Dist::Uniform.name(),
+        n,
+        ms,
+        bytes_per_key: 2 * (4 + 64),
+        verified,
+    });
+    let mode = CubMode { arg: "rec64", dtype: "u32:rec64", pairs: true, val_bytes: 64 };
+    b.cub_rows_as("custom", Dist::Uniform, mode, &keys, None, "");
     Ok(())
 }
 
