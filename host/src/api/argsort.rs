@@ -104,15 +104,13 @@ impl Gpu {
         let n = keys.len();
         let ib = size_of::<I>();
         if let Some(fields) = super::wide::<K>() {
-            opts.validate()?;
-            check_len(n, 4, opts)?;
             if out.len() != n {
                 return Err(Error::LengthMismatch { keys: n, values: out.len() });
             }
             let (k, _k) = self.addr(keys, "keys")?;
             let (o, _o) = self.addr_mut(out, "positions")?;
             let pass = |it: &crate::launch::Items, o: &SortOptions| self.full_pass(it, o);
-            return if n == 0 { Ok(()) } else { self.argsort_wide(k, n, fields, opts, o, ib, &pass) };
+            return self.argsort_wide(k, n, fields, opts, o, ib, &pass);
         }
         let plan = argsort_plan::<K>(self, opts, n, ib)?;
         if out.len() != n {

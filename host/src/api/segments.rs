@@ -7,10 +7,10 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use super::argsort::check_len;
 use super::{items, shape};
 use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
+use crate::exec::wide::{check_wide, pass_shape};
 use crate::gpu::Gpu;
 use crate::gpu::scratch::alloc_bytes;
 use crate::key::{Order, Payload, SortKey};
@@ -301,8 +301,6 @@ impl Gpu {
         let n = keys.len();
         let (k, _k) = self.addr_mut(keys, "keys")?;
         if let Some(fields) = super::wide::<K>() {
-            opts.validate()?;
-            check_len(n, 4, opts)?;
             return self.sort_wide(k, 0, 0, n, fields, opts, &|it, o| self.wide_pass(it, o, cut));
         }
         self.segmented(&items::<K>(k, 0, 0, n), shape::<K>(0), K::MODE | opts.order.mode(), cut, opts, 0, false)
@@ -317,7 +315,6 @@ impl Gpu {
     ) -> Result<()> {
         let p = self.pairs(keys, vals, opts)?;
         if let Some(fields) = super::wide::<K>() {
-            opts.validate()?;
             let pass = |it: &Items, o: &SortOptions| self.wide_pass(it, o, cut);
             return self.sort_wide(p.items.keys, p.items.vals, p.val_bytes, p.items.n, fields, opts, &pass);
         }
@@ -337,19 +334,22 @@ impl Gpu {
         }
         let (k, _k) = self.addr(keys, "keys")?;
         if let Some(fields) = super::wide::<K>() {
-            opts.validate()?;
+            check_wide(n, opts)?;
             // SAFETY: written below before this returns Ok.
             let mut out = unsafe { self.stream().alloc::<u32>(n) }?;
             if n > 0 {
                 let (o, _o) = self.addr_mut(&mut out, "positions")?;
-                let global = alloc_bytes(self.stream(), n * 4)?;
-                let at = if matches!(positions, Positions::Global) { o } else { self.ptr(&global) };
-                self.wide_permutation(k, n, fields, opts, at, &|it, o| self.wide_pass(it, o, cut))?;
-                if at != o {
-                    // Positions in their rows: `i % row` gathered by the permutation.
-                    let rows = alloc_bytes(self.stream(), n * 4)?;
-                    self.positions(positions, self.ptr(&rows), n)?;
-                    self.gather_values(4, self.ptr(&rows), at, o, n)?;
+                let pass = |it: &Items, opts: &SortOptions| self.wide_pass(it, opts, cut);
+                match positions {
+                    Positions::Global => self.wide_permutation(k, n, fields, opts, o, &pass)?,
+                    Positions::InRows(_) => {
+                        // Positions in their rows: `i % row` gathered by the permutation.
+                        let (global, rows) = (alloc_bytes(self.stream(), n * 4)?, alloc_bytes(self.stream(), n * 4)?);
+                        let (g, r) = (self.ptr(&global), self.ptr(&rows));
+                        self.wide_permutation(k, n, fields, opts, g, &pass)?;
+                        self.positions(positions, r, n)?;
+                        self.gather_values(4, r, g, o, n)?;
+                    }
                 }
             }
             return Ok(out);
@@ -390,7 +390,7 @@ impl Gpu {
     /// A pass of a segmented sort of keys wider than a word (see
     /// `exec/wide.rs`): `(u64, u32)` items cut as the keys are.
     fn wide_pass(&self, items: &Items, opts: &SortOptions, cut: Cut) -> Result<()> {
-        self.segmented(items, SortShape::new(8, 4), 0, cut, opts, 4, opts.stable)
+        self.segmented(items, pass_shape(), 0, cut, opts, 4, opts.stable)
     }
 
     /// Plans and runs a segmented sort of `items` (values of `vb` bytes;

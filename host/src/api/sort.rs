@@ -3,7 +3,6 @@
 
 use cudarc::driver::DevicePtrMut;
 
-use super::argsort::check_len;
 use super::{Pairs, items, shape, wide};
 use crate::error::Result;
 use crate::gpu::Gpu;
@@ -83,8 +82,6 @@ impl Gpu {
         let n = keys.len();
         let (k, _k) = self.addr_mut(keys, "keys")?;
         if let Some(fields) = wide::<K>() {
-            opts.validate()?;
-            check_len(n, 4, opts)?;
             return self.sort_wide(k, 0, 0, n, fields, opts, &|it, o| self.full_pass(it, o));
         }
         self.sort_items(&items::<K>(k, 0, 0, n), shape::<K>(0), K::MODE | opts.order.mode(), opts, scratch)
@@ -144,8 +141,6 @@ impl Gpu {
     ) -> Result<()> {
         let Pairs { items, shape, mode, val_bytes, .. } = self.pairs(keys, vals, opts)?;
         if let Some(fields) = wide::<K>() {
-            opts.validate()?;
-            check_len(items.n, 4, opts)?;
             let pass = |it: &Items, o: &SortOptions| self.full_pass(it, o);
             return self.sort_wide(items.keys, items.vals, val_bytes, items.n, fields, opts, &pass);
         }

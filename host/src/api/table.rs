@@ -5,9 +5,8 @@
 use cudarc::driver::{CudaSlice, CudaView, DeviceRepr};
 use warpsort_kernels::ordered::{Fields, field};
 
-use super::argsort::check_len;
 use crate::error::{Error, Result};
-use crate::exec::wide::Pass;
+use crate::exec::wide::{Pass, check_wide};
 use crate::gpu::Gpu;
 use crate::key::{Field, Order};
 use crate::launch::{DevPtr, ItemKind, Items};
@@ -100,7 +99,7 @@ impl Gpu {
             return Err(Error::LengthMismatch { keys: n, values: c.len });
         }
         let opts = SortOptions { stable: true, ..Default::default() };
-        check_len(n, 4, &opts)?;
+        check_wide(n, &opts)?;
         let mut cols: Vec<DevPtr> = Vec::with_capacity(columns.len());
         let mut guards = Vec::with_capacity(columns.len());
         for c in columns {

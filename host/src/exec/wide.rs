@@ -11,6 +11,7 @@
 use cudarc::driver::CudaSlice;
 use warpsort_kernels::ordered::Fields;
 
+use crate::api::argsort::check_len;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::gpu::scratch::alloc_bytes;
@@ -23,10 +24,22 @@ use crate::plan::SortShape;
 /// One pass: sorts `(u64 word, u32 position)` items with the options given.
 pub(crate) type Pass<'a> = &'a dyn Fn(&Items, &SortOptions) -> Result<()>;
 
+/// What every pass sorts: a `u64` word with its `u32` position.
+pub(crate) fn pass_shape() -> SortShape {
+    SortShape::new(8, 4)
+}
+
+/// What every sort of keys wider than a word refuses before anything runs:
+/// options the kernels do not support, more keys than `u32` positions count.
+pub(crate) fn check_wide(n: usize, opts: &SortOptions) -> Result<()> {
+    opts.validate()?;
+    check_len(n, 4, opts)
+}
+
 impl Gpu {
     /// A pass of a full sort.
     pub(crate) fn full_pass(&self, items: &Items, opts: &SortOptions) -> Result<()> {
-        self.sort_pair_items(items, SortShape::new(8, 4), 0, opts, None)
+        self.sort_pair_items(items, pass_shape(), 0, opts, None)
     }
 
     /// Writes at `out` the `u32` positions that sort the `n` keys stored as
@@ -96,6 +109,7 @@ impl Gpu {
         opts: &SortOptions,
         pass: Pass,
     ) -> Result<()> {
+        check_wide(n, opts)?;
         if n < 2 {
             return Ok(());
         }
@@ -128,6 +142,10 @@ impl Gpu {
         out_bytes: usize,
         pass: Pass,
     ) -> Result<()> {
+        check_wide(n, opts)?;
+        if n == 0 {
+            return Ok(());
+        }
         if out_bytes == 4 {
             return self.wide_permutation(raw, n, fields, opts, out, pass);
         }

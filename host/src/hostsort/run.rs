@@ -126,13 +126,13 @@ impl Gpu {
         opts: &HostOptions,
         fields: Fields,
     ) -> Result<()> {
-        opts.sort.validate()?;
         let n = keys.len();
-        crate::api::argsort::check_len(n, 4, &opts.sort)?;
+        crate::exec::wide::check_wide(n, &opts.sort)?;
         let vb = if vals.is_some() { size_of::<V>() } else { 0 };
         // The copies, the sort's records and values, its positions and two
-        // words of each key, and a (u64, u32) sort's own storage.
-        let needed = n * (2 * size_of::<K>() + 2 * vb + 4 + 16 + 32);
+        // words of each key, and a stable (u64, u32) pass's own storage.
+        let pass = SortOptions { stable: true, ..opts.sort };
+        let needed = n * (2 * size_of::<K>() + 2 * vb + 4 + 16) + Gpu::sort_temp_bytes(&pass, n, 8, 4);
         let limit = match opts.memory_limit {
             Some(l) => l,
             None => self.context().mem_get_info()?.0,
