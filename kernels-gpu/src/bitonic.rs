@@ -185,31 +185,31 @@ macro_rules! entries {
             use super::*;
             /// One global bitonic stage.
             #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_stage), "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn stage(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32, log_j: u32) {
+            pub unsafe extern "ptx-kernel" fn stage(keys: *mut <$K as $crate::item::Key>::Mem, vals: *mut $V, n: u64, log_s: u32, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_stage::<$K, $V>(Items { keys, vals }, n, log_s, log_j) }
             }
             /// Two half-cleaner stages in one pass.
             #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_hc), 2, "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn hc2(keys: *mut $K, vals: *mut $V, n: u64, log_j: u32) {
+            pub unsafe extern "ptx-kernel" fn hc2(keys: *mut <$K as $crate::item::Key>::Mem, vals: *mut $V, n: u64, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_half_cleaners::<$K, $V, 2>(Items { keys, vals }, n, log_j) }
             }
             /// A flip and the two half-cleaners after it in one pass.
             #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_flip), 3, "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn flip3(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32) {
+            pub unsafe extern "ptx-kernel" fn flip3(keys: *mut <$K as $crate::item::Key>::Mem, vals: *mut $V, n: u64, log_s: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_flip_half_cleaners::<$K, $V, 3>(Items { keys, vals }, n, log_s) }
             }
             /// A flip and the half-cleaner after it in one pass.
             #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_flip), 2, "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn flip2(keys: *mut $K, vals: *mut $V, n: u64, log_s: u32) {
+            pub unsafe extern "ptx-kernel" fn flip2(keys: *mut <$K as $crate::item::Key>::Mem, vals: *mut $V, n: u64, log_s: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_flip_half_cleaners::<$K, $V, 2>(Items { keys, vals }, n, log_s) }
             }
             /// Three half-cleaner stages in one pass.
             #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_hc), 3, "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn hc3(keys: *mut $K, vals: *mut $V, n: u64, log_j: u32) {
+            pub unsafe extern "ptx-kernel" fn hc3(keys: *mut <$K as $crate::item::Key>::Mem, vals: *mut $V, n: u64, log_j: u32) {
                 // SAFETY: the host passes arrays of `n` items.
                 unsafe { global_half_cleaners::<$K, $V, 3>(Items { keys, vals }, n, log_j) }
             }

@@ -88,7 +88,7 @@ macro_rules! entries {
             );
             /// Fused bitonic half-cleaners of strides below BLOCK_TILE.
             #[unsafe(export_name = concat!(crate::kernel_name!(bitonic_fused), "_", stringify!($sfx)))]
-            pub unsafe extern "ptx-kernel" fn fused(keys: *mut $K, vals: *mut $V, n: u64) {
+            pub unsafe extern "ptx-kernel" fn fused(keys: *mut <$K as $crate::item::Key>::Mem, vals: *mut $V, n: u64) {
                 // SAFETY: the host passes `n` items and a tile of shared memory.
                 unsafe { merge_tiles::<$K, $V>(Items { keys, vals }, n) }
             }

@@ -232,7 +232,7 @@ macro_rules! entries {
             /// Sortedness and fingerprint of a key(-value) array.
             #[unsafe(export_name = concat!(crate::kernel_name!(verify), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn k(
-                keys: *mut $K,
+                keys: *mut <$K as $crate::item::Key>::Mem,
                 vals: *mut $V,
                 n: u64,
                 mode: u32,

@@ -302,3 +302,22 @@ pub mod order_scan {
     /// Some `key(i) == key(i + 1)`.
     pub const EQUAL: u32 = 4;
 }
+
+/// Bytes of one item of a user's key type (`warpsort_key::Order`) in
+/// registers and shared memory: the device's `Pair<Custom<T>, V>`, where
+/// `Custom<T>` is the key and a 4-byte pad flag (`#[repr(C)]`), and `V` the
+/// payload of `val_bytes` (0, 4 or 8). The host sizes shared memory by it;
+/// the device asserts at compile time that its types have this size.
+///
+/// ```
+/// use warpsort_kernels::config::custom_item_bytes;
+/// assert_eq!(custom_item_bytes(8, 4, 0), 12); // two u32 fields and the flag
+/// assert_eq!(custom_item_bytes(8, 4, 8), 24); // with a u64 payload
+/// assert_eq!(custom_item_bytes(16, 8, 4), 32);
+/// ```
+pub const fn custom_item_bytes(key_bytes: usize, key_align: usize, val_bytes: usize) -> usize {
+    let key_align = if key_align > 4 { key_align } else { 4 };
+    let key = (key_bytes + 4).next_multiple_of(key_align);
+    let align = if val_bytes > key_align { val_bytes } else { key_align };
+    (key + val_bytes).next_multiple_of(align)
+}

@@ -197,30 +197,88 @@ impl Word for Rank {
     #[inline(always)]
     unsafe fn read_run<const N: usize>(p: *const Self) -> [Self; N] {
         // SAFETY: `Rank` is a transparent `u32`; the caller guarantees N values.
-        unsafe { u32::read_run::<N>(p as *const u32) }.map(Rank)
+        unsafe { <u32 as Word>::read_run::<N>(p as *const u32) }.map(Rank)
     }
     #[inline(always)]
     unsafe fn write_run<const N: usize>(p: *mut Self, v: &[Self; N]) {
         // SAFETY: as for read_run.
-        unsafe { u32::write_run::<N>(p as *mut u32, &v.map(|r| r.0)) }
+        unsafe { <u32 as Word>::write_run::<N>(p as *mut u32, &v.map(|r| r.0)) }
     }
 }
 
 /// A stable sort's item: a key and its input position (see [`Rank`]).
 pub type Ranked<K> = Pair<K, Rank>;
 
-/// A sort key as the kernels see it: an unsigned integer whose order is the
-/// order to sort by (the host maps signed and float keys onto it).
+/// A sort key as the kernels see it, in registers and shared memory: an
+/// unsigned integer whose order is the order to sort by (the host maps
+/// signed and float keys onto it), or a user's key with a pad flag
+/// ([`crate::custom::Custom`]).
 pub trait Key: Word + Ord {
-    /// The greatest key: pads partial tiles.
-    const MAX: Self;
+    /// How a key lies in global memory (the integer itself; the user's type).
+    type Mem: Copy;
+    /// Whether `min`/`max` order two keys as `gt` does, so that a key-only
+    /// compare-exchange may use them (one `VIMNMX` on integers).
+    const MIN_MAX: bool;
+    /// A key that orders after every real key: pads partial tiles.
+    const PAD: Self;
+    /// The key stored as `m`.
+    fn load(m: Self::Mem) -> Self;
+    /// The key as stored (never called on a pad).
+    fn store(self) -> Self::Mem;
+
+    /// Reads `N` consecutive stored keys (a thread's run of a lane-blocked tile).
+    ///
+    /// # Safety
+    /// `p` addresses `N` readable keys.
+    #[inline(always)]
+    unsafe fn read_run<const N: usize>(p: *const Self::Mem) -> [Self; N] {
+        // SAFETY: the caller guarantees N keys.
+        core::array::from_fn(|r| Self::load(unsafe { *p.add(r) }))
+    }
+
+    /// Writes `N` consecutive keys (see [`Key::read_run`]).
+    ///
+    /// # Safety
+    /// `p` addresses `N` writable keys this thread owns.
+    #[inline(always)]
+    unsafe fn write_run<const N: usize>(p: *mut Self::Mem, v: &[Self; N]) {
+        for (r, x) in v.iter().enumerate() {
+            // SAFETY: the caller guarantees N keys.
+            unsafe { *p.add(r) = x.store() };
+        }
+    }
 }
-impl Key for u32 {
-    const MAX: Self = u32::MAX;
+
+/// The integer keys: stored as themselves, padded with `MAX`.
+macro_rules! integer_key {
+    ($t:ty) => {
+        impl Key for $t {
+            type Mem = $t;
+            const MIN_MAX: bool = true;
+            const PAD: Self = <$t>::MAX;
+            #[inline(always)]
+            fn load(m: $t) -> Self {
+                m
+            }
+            #[inline(always)]
+            fn store(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            unsafe fn read_run<const N: usize>(p: *const $t) -> [Self; N] {
+                // SAFETY: the caller's contract.
+                unsafe { <$t as Word>::read_run::<N>(p) }
+            }
+            #[inline(always)]
+            unsafe fn write_run<const N: usize>(p: *mut $t, v: &[Self; N]) {
+                // SAFETY: the caller's contract.
+                unsafe { <$t as Word>::write_run::<N>(p, v) }
+            }
+        }
+    };
 }
-impl Key for u64 {
-    const MAX: Self = u64::MAX;
-}
+integer_key!(u32);
+integer_key!(u64);
 
 /// Something a sorting network orders.
 pub trait Item: Copy {
@@ -270,7 +328,7 @@ impl<K: Key, V: Word> Item for Pair<K, V> {
     }
     #[inline(always)]
     fn keep(self, partner: Self, keep_low: bool) -> Self {
-        if core::mem::size_of::<V>() == 0 {
+        if core::mem::size_of::<V>() == 0 && K::MIN_MAX {
             // A key alone: `min`/`max` picked by the predicate (ptxas fuses
             // the select into one `VIMNMX`), no compare.
             let k = if keep_low { self.k.min(partner.k) } else { self.k.max(partner.k) };
@@ -283,11 +341,11 @@ impl<K: Key, V: Word> Item for Pair<K, V> {
 }
 
 impl<K: Key, V: Word> Pair<K, V> {
-    /// A pad: the greatest key, the default payload (for a [`Rank`],
+    /// A pad: the key's pad, the default payload (for a [`Rank`],
     /// `u32::MAX`: pads order after every real item, equal keys included).
     #[inline(always)]
     pub fn pad() -> Self {
-        Pair { k: K::MAX, v: V::default() }
+        Pair { k: K::PAD, v: V::default() }
     }
 }
 
@@ -323,9 +381,9 @@ impl<I: Item> Item for Padded<I> {
 /// Where a kernel's items live in global memory: keys and, for key-value
 /// sorts, a parallel payload array (unused and never dereferenced for `()`).
 #[derive(Clone, Copy)]
-pub struct Items<K, V> {
-    /// The keys.
-    pub keys: *mut K,
+pub struct Items<K: Key, V> {
+    /// The keys, as stored.
+    pub keys: *mut K::Mem,
     /// The payloads (`V = ()`: a dangling pointer to zero-sized values).
     pub vals: *mut V,
 }
@@ -338,7 +396,7 @@ impl<K: Key, V: Word> Items<K, V> {
     #[inline(always)]
     pub unsafe fn get(&self, i: usize) -> Pair<K, V> {
         // SAFETY: the caller keeps `i` in bounds; zero-sized reads touch nothing.
-        unsafe { Pair { k: *self.keys.add(i), v: *self.vals.add(i) } }
+        unsafe { Pair { k: K::load(*self.keys.add(i)), v: *self.vals.add(i) } }
     }
 
     /// Stores item `i`.
@@ -349,7 +407,7 @@ impl<K: Key, V: Word> Items<K, V> {
     pub unsafe fn set(&self, i: usize, p: Pair<K, V>) {
         // SAFETY: the caller keeps `i` in bounds and owns the slot.
         unsafe {
-            *self.keys.add(i) = p.k;
+            *self.keys.add(i) = p.k.store();
             *self.vals.add(i) = p.v;
         }
     }

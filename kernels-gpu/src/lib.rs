@@ -18,7 +18,8 @@
 //! published: the buffered warp merge, sampled splitters, independent final
 //! merges), `checks`, `permute` (index sequences and gathers for argsort and
 //! stable sorts), `presorted` (the order scan and the reversal of input
-//! already in order), `probe`.
+//! already in order), `probe`, and `custom` (keys of a user's type, ordered
+//! by its `warpsort_key::Order`, for the builds of `warpsort-build`).
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -45,11 +46,15 @@ pub mod config;
 pub mod names;
 pub mod ordered;
 
+/// Where this crate's source lies on the machine that compiled it:
+/// `warpsort-build` compiles it again for a user's key type.
+pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
 /// Instantiates a kernel-defining macro for every key/payload type the host
 /// offers: `$m!(KeyType, PayloadType, suffix)`; the suffix ends each kernel's
 /// name. Payloads are moved, never compared: any 32-bit payload (`u32`, `i32`,
 /// `f32`) uses the `u32` kernels, any 64-bit one the `u64` kernels.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))]
 #[macro_export]
 macro_rules! for_items {
     ($m:ident) => {
@@ -66,12 +71,34 @@ macro_rules! for_items {
 /// (`item::Ranked`: key, then input position), suffixes `u32_rank` and
 /// `u64_rank`. Only the full sorts' kernels (block sort, bitonic, both merges)
 /// exist for them.
-#[cfg(target_arch = "nvptx64")]
+#[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))]
 #[macro_export]
 macro_rules! for_ranked {
     ($m:ident) => {
         $m!(u32, $crate::item::Rank, u32_rank);
         $m!(u64, $crate::item::Rank, u64_rank);
+    };
+}
+
+/// Built for a user's key type (`warpsort-build` sets `--cfg
+/// warpsort_custom`): the kernels of its items only, suffixes `key`,
+/// `key_u32`, `key_u64` (payloads as above).
+#[cfg(all(target_arch = "nvptx64", warpsort_custom))]
+#[macro_export]
+macro_rules! for_items {
+    ($m:ident) => {
+        $m!($crate::custom::Custom<$crate::custom::UserKey>, (), key);
+        $m!($crate::custom::Custom<$crate::custom::UserKey>, u32, key_u32);
+        $m!($crate::custom::Custom<$crate::custom::UserKey>, u64, key_u64);
+    };
+}
+
+/// Built for a user's key type: its ranked items, suffix `key_rank`.
+#[cfg(all(target_arch = "nvptx64", warpsort_custom))]
+#[macro_export]
+macro_rules! for_ranked {
+    ($m:ident) => {
+        $m!($crate::custom::Custom<$crate::custom::UserKey>, $crate::item::Rank, key_rank);
     };
 }
 
@@ -97,9 +124,9 @@ macro_rules! src_dst_kernel {
         #[unsafe(export_name = $export)]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $f(
-            src_keys: *mut $K,
+            src_keys: *mut <$K as $crate::item::Key>::Mem,
             src_vals: *mut $V,
-            dst_keys: *mut $K,
+            dst_keys: *mut <$K as $crate::item::Key>::Mem,
             dst_vals: *mut $V,
             $($arg: $t),*
         ) {
@@ -141,22 +168,11 @@ macro_rules! width_modules {
 macro_rules! device_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(target_arch = "nvptx64")] pub mod $m; )* };
 }
-device_modules!(
-    arch,
-    bitonic,
-    block_merge,
-    block_network,
-    block_sort,
-    checks,
-    item,
-    merge_path,
-    network,
-    paper,
-    permute,
-    presorted,
-    probe,
-    segmented,
-    tile,
-    warp,
-    warp_merge
-);
+device_modules!(arch, bitonic, block_network, block_sort, custom, item, merge_path, network, permute, tile, warp);
+
+/// Declares the modules of the built-in kernels only: a build for a user's
+/// key type (`warpsort_custom`) has the bitonic sorts and the permutations.
+macro_rules! builtin_modules {
+    ($($m:ident),* $(,)?) => { $( #[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))] pub mod $m; )* };
+}
+builtin_modules!(block_merge, checks, paper, presorted, probe, segmented, warp_merge);

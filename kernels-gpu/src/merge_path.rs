@@ -217,7 +217,7 @@ macro_rules! entries {
             /// Merge-path partition of one merge pass into windows of `window` outputs.
             #[unsafe(export_name = concat!(crate::kernel_name!(merge_partition), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn part(
-                keys: *mut $K,
+                keys: *mut <$K as $crate::item::Key>::Mem,
                 vals: *mut $V,
                 sample_keys: *mut $K,
                 sample_vals: *mut $V,

@@ -376,7 +376,7 @@ macro_rules! entries {
             /// Step 3: random samples of the input.
             #[unsafe(export_name = concat!(crate::kernel_name!(paper_sample), "_", stringify!($sfx)))]
             pub unsafe extern "ptx-kernel" fn sample_items(
-                keys: *mut $K,
+                keys: *mut <$K as $crate::item::Key>::Mem,
                 vals: *mut $V,
                 n: u64,
                 sample_keys: *mut $K,
@@ -384,13 +384,13 @@ macro_rules! entries {
                 count: u64,
             ) {
                 // SAFETY: the host passes `n` items and room for `count` samples.
-                unsafe { sample(Items { keys, vals }, n, Items { keys: sample_keys, vals: sample_vals }, count) }
+                unsafe { sample(Items { keys, vals }, n, Items::<$K, $V> { keys: sample_keys, vals: sample_vals }, count) }
             }
             /// Step 3: the `l` sequences cut at the splitters.
             #[unsafe(export_name = concat!(crate::kernel_name!(paper_split), "_", stringify!($sfx)))]
             #[allow(clippy::too_many_arguments)]
             pub unsafe extern "ptx-kernel" fn split_sequences(
-                keys: *mut $K,
+                keys: *mut <$K as $crate::item::Key>::Mem,
                 vals: *mut $V,
                 n: u64,
                 run: u64,
@@ -401,7 +401,7 @@ macro_rules! entries {
                 k: u64,
                 bounds: *mut u64,
             ) {
-                let samples = Items { keys: sample_keys, vals: sample_vals };
+                let samples = Items::<$K, $V> { keys: sample_keys, vals: sample_vals };
                 // SAFETY: the host passes the sequences, sorted samples and room for the bounds.
                 unsafe { split(Items { keys, vals }, n, run, l, samples, s, k, bounds) }
             }

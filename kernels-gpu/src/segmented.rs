@@ -372,7 +372,7 @@ macro_rules! segmented_kernel {
         $(#[$m])*
         #[unsafe(export_name = $export)]
         pub unsafe extern "ptx-kernel" fn $f(
-            keys: *mut $K,
+            keys: *mut <$K as $crate::item::Key>::Mem,
             vals: *mut $V,
             lists: *const u64,
             count: u64,

@@ -17,7 +17,7 @@ pub unsafe fn load_blocked<K: Key, V: Word, const N: usize>(
     let base = thread * N;
     if base + N <= len {
         // SAFETY: base + N <= len.
-        let (k, v) = unsafe { (K::read_run::<N>(items.keys.add(base)), V::read_run::<N>(items.vals.add(base))) };
+        let (k, v) = unsafe { (<K as Key>::read_run::<N>(items.keys.add(base)), V::read_run::<N>(items.vals.add(base))) };
         for (r, slot) in x.iter_mut().enumerate() {
             *slot = Pair { k: k[r], v: v[r] };
         }
@@ -47,7 +47,7 @@ pub unsafe fn store_blocked<K: Key, V: Word, const N: usize>(
         let v: [V; N] = core::array::from_fn(|r| x[r].v);
         // SAFETY: base + N <= len; this thread owns the run.
         unsafe {
-            K::write_run(items.keys.add(base), &k);
+            <K as Key>::write_run(items.keys.add(base), &k);
             V::write_run(items.vals.add(base), &v);
         }
         return;

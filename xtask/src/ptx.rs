@@ -2,16 +2,15 @@
 //! fat-LTO bitcode module, `opt` keeps only the kernels' reachable code, `llc`
 //! writes PTX, `ptxas` assembles that PTX into a cubin (and reports every
 //! kernel's resources). The host embeds all four images zstd-compressed, in
-//! [`IMAGES`].
+//! [`IMAGES`]. The link steps are `warpsort_build::link`'s, which builds user
+//! key types' kernels the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use warpsort_kernels::config::LAUNCH_BOUNDS;
-
 use crate::ptxas::{self, Assembly};
-use crate::{output, run};
+use crate::run;
 
 /// One PTX build and the machine code assembled from it.
 pub struct Target {
@@ -49,17 +48,6 @@ pub const PLAIN: &str = "target/ptx";
 /// (11-12x on the PTX, 6x on a cubin); the host decompresses with `ruzstd`.
 const ZSTD_LEVEL: i32 = 19;
 
-fn llvm_tool(name: &str) -> Result<PathBuf, String> {
-    let sysroot = output(Command::new("rustc").args(["--print", "sysroot"]))?;
-    let host = output(Command::new("rustc").args(["--print", "host-tuple"]))?;
-    let p = Path::new(sysroot.trim()).join("lib/rustlib").join(host.trim()).join("bin").join(name);
-    if p.exists() {
-        Ok(p)
-    } else {
-        Err(format!("{} not found: install the llvm-tools component (rustup toolchain install)", p.display()))
-    }
-}
-
 /// Builds the bitcode for one GPU target and returns its path.
 fn bitcode(root: &Path, cpu: &str) -> Result<PathBuf, String> {
     let target_dir = root.join("target/ptx").join(cpu);
@@ -83,69 +71,15 @@ fn bitcode(root: &Path, cpu: &str) -> Result<PathBuf, String> {
     if bc.exists() { Ok(bc) } else { Err(format!("{} was not produced", bc.display())) }
 }
 
-/// Drops llc's comments and writes the device crate's launch bounds (`config::LAUNCH_BOUNDS`) into
-/// the PTX after the parameter list of each matching kernel, as `.maxnreg`:
-/// the registers a thread may use when that many threads share the 64K
-/// registers of an SM. (`.maxntid` says the same more directly, but ptxas then
-/// aimed at two such blocks per SM and spilled kernels that fit one.)
-const REGISTERS_PER_SM: u32 = 65536;
-
-fn with_launch_bounds(ptx: &str) -> String {
-    let mut out = String::with_capacity(ptx.len() + 4096);
-    let mut bound = None;
-    for line in ptx.lines() {
-        // llc's comments (block labels, `// @name`) are a sixth of the text
-        // the host embeds and the driver parses: dropped.
-        let line = match line.find("//") {
-            Some(0) => continue,
-            Some(i) => line[..i].trim_end(),
-            None => line,
-        };
-        out.push_str(line);
-        out.push('\n');
-        if let Some(name) = line.strip_prefix(".visible .entry ") {
-            bound = LAUNCH_BOUNDS.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|&(_, n)| n);
-        } else if let (Some(n), true) = (bound, line.starts_with(')')) {
-            out.push_str(&format!(".maxnreg {}\n", REGISTERS_PER_SM / n));
-            bound = None;
-        }
-    }
-    out
-}
-
-/// The kernels (functions with the `ptx_kernel` calling convention).
-fn kernel_names(ll: &str) -> Vec<String> {
-    ll.lines()
-        .filter_map(|l| l.strip_prefix("define ptx_kernel void @"))
-        .filter_map(|l| l.split('(').next())
-        .map(|s| s.trim_matches('"').to_string())
-        .collect()
-}
-
 /// Builds one PTX file; returns its text and kernel names.
 fn build_one(root: &Path, cpu: &str) -> Result<(String, Vec<String>), String> {
+    let tools = warpsort_build::Tools::find().map_err(|e| e.to_string())?;
     let bc = bitcode(root, cpu)?;
-    let dir = bc.parent().unwrap().to_path_buf();
-    let ll = output(Command::new(llvm_tool("llvm-dis")?).arg(&bc).arg("-o").arg("-"))?;
-    let kernels = kernel_names(&ll);
+    let (ptx, kernels) = warpsort_build::link(&tools, &bc, cpu).map_err(|e| e.to_string())?;
     if kernels.is_empty() {
         return Err("the device crate defines no kernels".into());
     }
-    let internal = dir.join("internalized.bc");
-    run(Command::new(llvm_tool("opt")?)
-        .arg(&bc)
-        .arg("-passes=internalize,globaldce")
-        .arg(format!("-internalize-public-api-list={}", kernels.join(",")))
-        .arg("-o")
-        .arg(&internal))?;
-    let ptx = dir.join("out.ptx");
-    run(Command::new(llvm_tool("llc")?)
-        .args(["-march=nvptx64", &format!("-mcpu={cpu}"), "-O3"])
-        .arg(&internal)
-        .arg("-o")
-        .arg(&ptx))?;
-    let text = std::fs::read_to_string(&ptx).map_err(|e| e.to_string())?;
-    Ok((with_launch_bounds(&text), kernels))
+    Ok((ptx, kernels))
 }
 
 /// One target built: its PTX and, with `ptxas`, its cubin and report.
