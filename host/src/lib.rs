@@ -30,6 +30,11 @@
 //!   whole `CudaSlice` or a view of part of one.
 //! - [`Gpu::order_by`] ([`Column`]): ORDER BY on a table of device columns,
 //!   a stable permutation; [`Gpu::gather`] moves any column by it.
+//! - Key types written by the user: a `no_std` crate implements
+//!   [`warpsort_key::Order`] for its `Copy` struct, `warpsort-build` compiles
+//!   the kernels for it from `build.rs`, [`Gpu::with_key_kernels`] loads them
+//!   and [`Gpu::sort_custom`], [`Gpu::sort_custom_pairs`],
+//!   [`Gpu::argsort_custom`], [`Gpu::sort_custom_slice`] sort by its `less`.
 //!
 //! ```no_run
 //! use warpsort::{Gpu, SortOptions, Order};
@@ -73,3 +78,4 @@ pub use options::{
     Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, Presorted, SegmentKernel, SortOptions, TileSort,
 };
 pub use warpsort_kernels as kernels;
+pub use warpsort_key;

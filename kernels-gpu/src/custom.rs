@@ -25,7 +25,7 @@ use crate::item::{Key, Word};
 pub struct Custom<T> {
     /// The key: a real key's value; zero bytes in a pad, never compared
     /// nor stored.
-    pub key: MaybeUninit<T>,
+    pub key: T,
     /// 1 where this is a pad.
     pub pad: u32,
 }
@@ -50,27 +50,35 @@ impl<T: Order> Custom<T> {
     /// `less` (which sees real keys only).
     #[inline(always)]
     fn after(&self, other: &Self) -> bool {
-        if (self.pad | other.pad) != 0 {
-            self.pad > other.pad
-        } else {
-            // SAFETY: neither is a pad: both hold keys loaded from memory.
-            unsafe { other.key.assume_init_ref().less(self.key.assume_init_ref()) }
-        }
+        if (self.pad | other.pad) != 0 { self.pad > other.pad } else { other.key.less(&self.key) }
     }
 
-    /// `self` with `f` applied to each of its 32-bit words (a shuffle).
+    /// `self` with `f` applied to each of its 32-bit words (a shuffle):
+    /// through a union with a word array of fixed length, indexed by
+    /// constants once the loop unrolls, so the words stay in registers.
     #[inline(always)]
     fn map_words(self, f: impl Fn(u32) -> u32) -> Self {
-        let mut out = self;
-        let src = &self as *const Self as *const u32;
-        let dst = &mut out as *mut Self as *mut u32;
-        for w in 0..size_of::<Self>() / 4 {
-            // SAFETY: `Custom<T>` is 4-aligned (its flag) and its size a
-            // multiple of 4, so both point at `size / 4` words.
-            unsafe { *dst.add(w) = f(*src.add(w)) };
+        let mut w = AsWords { words: [0; WORDS] };
+        w.key = self;
+        for i in 0..size_of::<Self>() / 4 {
+            // SAFETY: the first `size / 4` words are the key's bytes (its
+            // size is a multiple of 4, at most `4 * WORDS`).
+            unsafe { w.words[i] = f(w.words[i]) };
         }
-        out
+        // SAFETY: the words were the key's, each moved whole from a lane
+        // holding a key of the same type.
+        unsafe { w.key }
     }
+}
+
+/// The most 32-bit words of a [`Custom`]: the largest key and its flag.
+const WORDS: usize = (warpsort_key::MAX_KEY_BYTES + 8) / 4;
+
+/// A key seen as words ([`Custom::map_words`]).
+#[repr(C)]
+union AsWords<T: Copy> {
+    key: Custom<T>,
+    words: [u32; WORDS],
 }
 
 impl<T: Order> PartialEq for Custom<T> {
@@ -141,17 +149,16 @@ impl<T: Order> Key for Custom<T> {
     // `min`/`max` would call `less` twice where a compare-exchange's two
     // sides must agree on one answer.
     const MIN_MAX: bool = false;
-    const PAD: Self = Custom { key: MaybeUninit::zeroed(), pad: 1 };
+    // SAFETY: `warpsort_key::Order` asks that all-zero bytes be a key
+    // (evaluated at compile time: a type where they are not fails to build).
+    const PAD: Self = Custom { key: unsafe { MaybeUninit::zeroed().assume_init() }, pad: 1 };
     #[inline(always)]
     fn load(m: T) -> Self {
-        Custom { key: MaybeUninit::new(m), pad: 0 }
+        Custom { key: m, pad: 0 }
     }
     #[inline(always)]
     fn store(self) -> T {
-        // SAFETY: stores write real keys only (a network never moves a pad
-        // below a real key, and pads lie past the items written), and a
-        // real key was loaded.
-        unsafe { self.key.assume_init() }
+        self.key
     }
 }
 

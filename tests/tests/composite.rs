@@ -24,6 +24,7 @@ warpsort_testkit::tests_main! {
         a_table_ordered_by_columns,
         order_by_device_columns,
         the_order_by_example,
+        the_custom_key_example,
     ],
 }
 
@@ -345,4 +346,24 @@ fn the_order_by_example(_: &Gpu) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The user-written key types (`examples/custom_key`): every operation at
+/// every size and distribution against the CPU, and an order with cycles
+/// that must keep every item. The example checks and exits non-zero on any
+/// difference.
+fn the_custom_key_example(_: &Gpu) {
+    let Ok(dir) = std::env::var("WARPSORT_EXAMPLES") else {
+        eprintln!("WARPSORT_EXAMPLES unset: the custom_key example is not run here");
+        return;
+    };
+    let out =
+        std::process::Command::new(std::path::Path::new(&dir).join("custom_key")).arg("1048576").output().unwrap();
+    assert!(
+        out.status.success(),
+        "custom_key example: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("{}", String::from_utf8_lossy(&out.stdout));
 }

@@ -8,7 +8,7 @@ use std::process::Command;
 use crate::output;
 
 /// The example programs the GPU machine runs (`examples/`).
-const EXAMPLES: [&str; 3] = ["distributed_cluster", "distributed_ranks", "order_by"];
+const EXAMPLES: [&str; 4] = ["distributed_cluster", "distributed_ranks", "order_by", "custom_key"];
 
 /// Builds release binaries and writes `bundle/run.sh`. Rebuilds the PTX and
 /// the cubins first, so that the binaries never embed kernels older than the

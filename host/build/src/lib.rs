@@ -8,7 +8,7 @@
 //! payloads, and the permutation kernels), compiles it with rustc's
 //! `nvptx64-nvidia-cuda` backend (`-Zbuild-std=core`, fat LTO), keeps the
 //! kernels with llvm-tools' `opt`, writes PTX with `llc`, and puts it in
-//! `$OUT_DIR/warpsort_custom.ptx` for `include_str!`. `cargo xtask
+//! `$OUT_DIR/warpsort_custom.ptx` (or [`Kernels::name`]'s) for `include_str!`. `cargo xtask
 //! build-ptx` links warpsort's own kernels with the same steps ([`link`]).
 //!
 //! ```no_run
@@ -51,15 +51,13 @@ const INSTALL: &str = "use a nightly toolchain with the rust-src and llvm-tools 
     `rustup toolchain install nightly --component rust-src llvm-tools` and a rust-toolchain.toml \
     that names it (channel = \"nightly\", components = [\"rust-src\", \"llvm-tools\"])";
 
-/// The file name of the PTX in `OUT_DIR`.
-pub const PTX_FILE: &str = "warpsort_custom.ptx";
-
 /// The kernels of one user key type, to build.
 #[derive(Clone, Debug)]
 pub struct Kernels {
     key_crate: PathBuf,
     key_type: String,
     cpu: String,
+    name: String,
 }
 
 impl Kernels {
@@ -72,7 +70,29 @@ impl Kernels {
     /// assert_eq!(k.cpu_name(), "sm_70");
     /// ```
     pub fn for_key(key_crate: impl Into<PathBuf>, key_type: &str) -> Self {
-        Kernels { key_crate: key_crate.into(), key_type: key_type.to_string(), cpu: "sm_70".into() }
+        Kernels {
+            key_crate: key_crate.into(),
+            key_type: key_type.to_string(),
+            cpu: "sm_70".into(),
+            name: "custom".into(),
+        }
+    }
+
+    /// Names the PTX file `warpsort_{name}.ptx` (default `custom`): one
+    /// per key type where a build has several.
+    ///
+    /// ```
+    /// let k = warpsort_build::Kernels::for_key("k", "Hand").name("hand");
+    /// assert_eq!(k.file_name(), "warpsort_hand.ptx");
+    /// ```
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = name.to_string();
+        self
+    }
+
+    /// The PTX's file name in `OUT_DIR`.
+    pub fn file_name(&self) -> String {
+        format!("warpsort_{}.ptx", self.name)
     }
 
     /// The GPU architecture the PTX targets (`sm_70`, the default, loads on
@@ -92,19 +112,22 @@ impl Kernels {
         &self.cpu
     }
 
-    /// Builds the PTX into `$OUT_DIR/warpsort_custom.ptx` and returns its
-    /// path; tells cargo to build again when the key crate changes.
+    /// Builds the PTX into `$OUT_DIR/warpsort_custom.ptx` (see
+    /// [`Kernels::name`]) and returns its path; tells cargo to build again
+    /// when the key crate changes.
     pub fn build(&self) -> Result<PathBuf, Error> {
-        let env = |v: &str| std::env::var(v).map_err(|_| Error::Step(format!("{v} is not set: call this from build.rs")));
+        let env =
+            |v: &str| std::env::var(v).map_err(|_| Error::Step(format!("{v} is not set: call this from build.rs")));
         let manifest = PathBuf::from(env("CARGO_MANIFEST_DIR")?);
         let out = PathBuf::from(env("OUT_DIR")?);
         let key_crate = manifest.join(&self.key_crate);
-        let key_crate = key_crate
-            .canonicalize()
-            .map_err(|e| Error::KeyCrate(format!("{}: {e}", key_crate.display())))?;
+        let key_crate =
+            key_crate.canonicalize().map_err(|e| Error::KeyCrate(format!("{}: {e}", key_crate.display())))?;
         println!("cargo::rerun-if-changed={}", key_crate.display());
+        // The device crate's source too: a path dependency can change.
+        println!("cargo::rerun-if-changed={}", Path::new(warpsort_kernels::SOURCE_DIR).join("src").display());
         let ptx = self.build_in(&key_crate, &out.join("warpsort-build"))?;
-        let path = out.join(PTX_FILE);
+        let path = out.join(self.file_name());
         std::fs::write(&path, ptx).map_err(|e| Error::Step(format!("{}: {e}", path.display())))?;
         Ok(path)
     }
@@ -117,15 +140,21 @@ impl Kernels {
         })
     }
 
-    /// Generates the package in `dir`, compiles and links it: the PTX text.
-    fn build_in(&self, key_crate: &Path, dir: &Path) -> Result<String, Error> {
+    /// Generates the package under `root` (one folder per name, one target
+    /// folder for all: `core` builds once), compiles and links it: the PTX
+    /// text.
+    fn build_in(&self, key_crate: &Path, root: &Path) -> Result<String, Error> {
         let tools = Tools::find()?;
         let (package, lib) = package_name(key_crate)?;
+        let dir = &root.join(&self.name);
         std::fs::create_dir_all(dir).map_err(|e| Error::Step(format!("{}: {e}", dir.display())))?;
         let key_file = dir.join("user_key.rs");
-        write(&key_file, &format!("/// The key type, from warpsort-build.\npub type UserKey = ::{lib}::{};\n", self.key_type))?;
+        write(
+            &key_file,
+            &format!("/// The key type, from warpsort-build.\npub type UserKey = ::{lib}::{};\n", self.key_type),
+        )?;
         write(&dir.join("Cargo.toml"), &manifest(key_crate, &package, &lib))?;
-        let target_dir = dir.join("target");
+        let target_dir = root.join("target");
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         // The outer build's settings are for the host, not this build.
         for (var, _) in std::env::vars() {
@@ -220,7 +249,11 @@ fn write(path: &Path, text: &str) -> Result<(), Error> {
 fn run(cmd: &mut Command) -> Result<String, Error> {
     let out = cmd.output().map_err(|e| Error::Step(format!("cannot run {:?}: {e}", cmd.get_program())))?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    if out.status.success() { Ok(text) } else { Err(Error::Step(format!("{:?} failed ({}):\n{text}", cmd, out.status))) }
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(Error::Step(format!("{:?} failed ({}):\n{text}", cmd, out.status)))
+    }
 }
 
 /// llvm-tools' programs in the active toolchain, checked to exist with
@@ -280,7 +313,11 @@ pub fn link(tools: &Tools, bc: &Path, cpu: &str) -> Result<(String, Vec<String>)
         .arg("-o")
         .arg(&internal))?;
     let ptx = dir.join("out.ptx");
-    run(Command::new(tools.tool("llc")).args(["-march=nvptx64", &format!("-mcpu={cpu}"), "-O3"]).arg(&internal).arg("-o").arg(&ptx))?;
+    run(Command::new(tools.tool("llc"))
+        .args(["-march=nvptx64", &format!("-mcpu={cpu}"), "-O3"])
+        .arg(&internal)
+        .arg("-o")
+        .arg(&ptx))?;
     let text = std::fs::read_to_string(&ptx).map_err(|e| Error::Step(format!("{}: {e}", ptx.display())))?;
     Ok((with_launch_bounds(&text), kernels))
 }

@@ -8,8 +8,8 @@ use crate::exec::permute::Positions;
 use crate::gpu::Gpu;
 use crate::key::{SortIndex, SortKey};
 use crate::options::SortOptions;
-use crate::plan::SortPlan;
 use crate::plan::permute::ArgsortPlan;
+use crate::plan::{SortPlan, SortShape};
 
 use super::sort::STABLE_MAX_LEN;
 
@@ -23,9 +23,21 @@ pub(crate) fn argsort_plan<K: SortKey>(
     n: usize,
     index_bytes: usize,
 ) -> Result<ArgsortPlan<SortPlan>> {
-    let sorted = if opts.stable { shape::<K>(0).ranked() } else { shape::<K>(index_bytes) };
+    argsort_plan_of(gpu, opts, shape::<K>(0), size_of::<K>(), n, index_bytes)
+}
+
+/// [`argsort_plan`] of keys of `shape` (key-only), `key_bytes` each as stored.
+pub(crate) fn argsort_plan_of(
+    gpu: &Gpu,
+    opts: &SortOptions,
+    keys: SortShape,
+    key_bytes: usize,
+    n: usize,
+    index_bytes: usize,
+) -> Result<ArgsortPlan<SortPlan>> {
+    let sorted = if opts.stable { keys.ranked() } else { SortShape { kind: keys.kind.with_vals(index_bytes), ..keys } };
     let sort = SortPlan::new(opts, sorted, n, gpu.policy())?;
-    Ok(ArgsortPlan::new(n, size_of::<K>(), opts.stable && index_bytes == 8, sort))
+    Ok(ArgsortPlan::new(n, key_bytes, opts.stable && index_bytes == 8, sort))
 }
 
 /// The longest argsort into positions of `index_bytes`.

@@ -11,6 +11,7 @@
 
 pub(crate) mod argsort;
 pub(crate) mod check;
+pub(crate) mod custom;
 pub(crate) mod segments;
 pub(crate) mod slice;
 pub(crate) mod sort;

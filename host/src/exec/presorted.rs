@@ -10,7 +10,7 @@ use super::keys::word;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::families::{OrderScan, Reverse};
-use crate::launch::{DevPtr, ItemKind, Items};
+use crate::launch::{DevPtr, Items};
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::plan::merge_sort::MergeSortPlan;
 use crate::plan::presorted::{Found, PresortedPlan};
@@ -33,7 +33,7 @@ impl Gpu {
         if self.capturing() {
             return Ok(false);
         }
-        let ranked = matches!(items.kind, ItemKind::U32Rank | ItemKind::U64Rank);
+        let ranked = items.kind.is_ranked();
         match Found::from_words(&self.scan_words(items, scan, temp + scan.words_at as u64)?, items.n, ranked) {
             Found::Sorted => Ok(true),
             Found::Reversed => {

@@ -9,7 +9,9 @@
 pub(crate) mod families;
 
 use std::fmt;
+use std::mem::{align_of, size_of};
 
+use warpsort_kernels::config::custom_item_bytes;
 use warpsort_kernels::names;
 
 /// A device address (0 for "none": no payload, no samples).
@@ -29,6 +31,19 @@ pub(crate) enum ItemKind {
     U64U64,
     U32Rank,
     U64Rank,
+    /// Keys of a user's type (`warpsort_key::Order`), with the kernels
+    /// `warpsort-build` compiled for it.
+    Custom(CustomItems),
+}
+
+/// Items of a user's key type: the type's size and alignment, the payload
+/// (0, 4 or 8 bytes) and whether it is a rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct CustomItems {
+    pub key_bytes: u8,
+    pub key_align: u8,
+    pub val_bytes: u8,
+    pub ranked: bool,
 }
 
 impl ItemKind {
@@ -57,19 +72,42 @@ impl ItemKind {
         }
     }
 
+    /// Keys of a user's type `T` with payloads of `val_bytes` (0, 4 or 8).
+    pub fn custom<T>(val_bytes: usize) -> Self {
+        ItemKind::Custom(CustomItems {
+            key_bytes: size_of::<T>() as u8,
+            key_align: align_of::<T>() as u8,
+            val_bytes: val_bytes as u8,
+            ranked: false,
+        })
+    }
+
     /// The same keys with `u32` ranks as payloads (stable sorts).
     pub fn ranked(self) -> Self {
-        if self.key_bytes() == 4 { ItemKind::U32Rank } else { ItemKind::U64Rank }
+        match self {
+            ItemKind::Custom(c) => ItemKind::Custom(CustomItems { val_bytes: 4, ranked: true, ..c }),
+            _ if self.key_bytes() == 4 => ItemKind::U32Rank,
+            _ => ItemKind::U64Rank,
+        }
+    }
+
+    /// The same keys with payloads of `val_bytes` (0, 4 or 8).
+    pub fn with_vals(self, val_bytes: usize) -> Self {
+        match self {
+            ItemKind::Custom(c) => ItemKind::Custom(CustomItems { val_bytes: val_bytes as u8, ranked: false, ..c }),
+            _ => ItemKind::new(self.key_bytes(), val_bytes),
+        }
     }
 
     /// The same keys, key-only.
     pub fn keys_only(self) -> Self {
-        ItemKind::new(self.key_bytes(), 0)
+        self.with_vals(0)
     }
 
     pub fn key_bytes(self) -> usize {
         match self {
             ItemKind::U32 | ItemKind::U32U32 | ItemKind::U32U64 | ItemKind::U32Rank => 4,
+            ItemKind::Custom(c) => c.key_bytes as usize,
             _ => 8,
         }
     }
@@ -79,7 +117,13 @@ impl ItemKind {
             ItemKind::U32 | ItemKind::U64 => 0,
             ItemKind::U32U32 | ItemKind::U64U32 | ItemKind::U32Rank | ItemKind::U64Rank => 4,
             ItemKind::U32U64 | ItemKind::U64U64 => 8,
+            ItemKind::Custom(c) => c.val_bytes as usize,
         }
+    }
+
+    /// Whether the items are a stable sort's `(key, rank)`.
+    pub fn is_ranked(self) -> bool {
+        matches!(self, ItemKind::U32Rank | ItemKind::U64Rank | ItemKind::Custom(CustomItems { ranked: true, .. }))
     }
 
     /// Whether items carry a payload (a rank included).
@@ -91,6 +135,10 @@ impl ItemKind {
     /// `Pair<K, V>`: key and payload, the size rounded up to the larger
     /// alignment).
     pub fn item_bytes(self) -> usize {
+        if let ItemKind::Custom(c) = self {
+            // The key with its pad flag (`config::custom_item_bytes`).
+            return custom_item_bytes(c.key_bytes as usize, c.key_align as usize, c.val_bytes as usize);
+        }
         let (k, v) = (self.key_bytes(), self.val_bytes());
         (k + v).next_multiple_of(k.max(v))
     }
@@ -106,6 +154,12 @@ impl ItemKind {
             ItemKind::U64U64 => "u64_u64",
             ItemKind::U32Rank => "u32_rank",
             ItemKind::U64Rank => "u64_rank",
+            ItemKind::Custom(CustomItems { ranked: true, .. }) => "key_rank",
+            ItemKind::Custom(c) => match c.val_bytes {
+                0 => "key",
+                4 => "key_u32",
+                _ => "key_u64",
+            },
         }
     }
 }
@@ -320,7 +374,7 @@ impl Items {
 
     /// The keys with `vals` of `val_bytes` (4 or 8) as payloads.
     pub fn with_vals(&self, vals: DevPtr, val_bytes: usize) -> Self {
-        Items { vals, kind: ItemKind::new(self.kind.key_bytes(), val_bytes), ..*self }
+        Items { vals, kind: self.kind.with_vals(val_bytes), ..*self }
     }
 }
 

@@ -72,7 +72,7 @@ impl SortShape {
     /// The same keys with their `u32` positions as payloads: ranks when
     /// `stable`, plain payloads otherwise (values gathered after the sort).
     pub fn positioned(self, stable: bool) -> Self {
-        let kind = ItemKind::new(self.kind.key_bytes(), 4);
+        let kind = self.kind.with_vals(4);
         SortShape { kind: if stable { kind.ranked() } else { kind }, ..self }
     }
 }

@@ -44,7 +44,9 @@ use core::cmp::Ordering;
 ///
 /// The type is moved between GPU threads 4 bytes at a time: its size is a
 /// multiple of 4 (at most [`MAX_KEY_BYTES`]), its alignment at most 8, and
-/// it has no padding bytes (`#[repr(C)]` with fields that fill it).
+/// it has no padding bytes (`#[repr(C)]` with fields that fill it), and
+/// all-zero bytes are a value of it (pads carry that value, never compared
+/// nor written out; numbers and arrays of them qualify).
 pub trait Order: Copy + 'static {
     /// Whether `self` sorts strictly before `other`.
     fn less(&self, other: &Self) -> bool;

@@ -1,0 +1,218 @@
+//! Sorts of a user's key type, ordered by its own `warpsort_key::Order`,
+//! with the kernels `warpsort-build` compiled for it
+//! ([`Gpu::with_key_kernels`]).
+//!
+//! They run the bitonic sort (`Algorithm::Bitonic`): its compare-exchange
+//! networks permute the items whatever `less` answers, so an order that is
+//! not a strict weak order gives an unspecified order but never loses or
+//! duplicates an item. The merge sort's splits assume a consistent order
+//! and are not built for these keys yet.
+
+use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr};
+use warpsort_key::{MAX_KEY_BYTES, Order, fits};
+
+use super::argsort::{argsort_plan_of, check_len};
+use super::{same_len, val_bytes};
+use crate::error::{Error, Result};
+use crate::exec::permute::Positions;
+use crate::gpu::Gpu;
+use crate::key::Order as Direction;
+use crate::key::{Payload, SortIndex};
+use crate::launch::{ItemKind, Items};
+use crate::options::{Algorithm, SortOptions};
+use crate::plan::permute::PairsPlan;
+use crate::plan::{SortPlan, SortShape};
+
+use super::sort::STABLE_MAX_LEN;
+
+/// The options a sort of a user's keys runs with: the bitonic sort, stable
+/// or not. Its direction is the user's `less`: a descending order is
+/// refused (write it in `less`), as are GPU-Warpsort as published (not
+/// built for these keys) and types the kernels cannot move.
+fn custom_options<T: Order>(opts: &SortOptions) -> Result<SortOptions> {
+    if !fits::<T>() {
+        return Err(Error::BadConfig(format!(
+            "key type {}: its size ({} bytes) must be a multiple of 4 up to {MAX_KEY_BYTES}, its alignment ({}) at most 8",
+            std::any::type_name::<T>(),
+            size_of::<T>(),
+            align_of::<T>()
+        )));
+    }
+    if opts.order == Direction::Descending {
+        return Err(Error::BadConfig("a user key type sorts by its `less`: write the descending order there".into()));
+    }
+    let algorithm = match opts.algorithm {
+        Algorithm::MergeSort | Algorithm::Bitonic => Algorithm::Bitonic,
+        Algorithm::BitonicNaive => Algorithm::BitonicNaive,
+        Algorithm::WarpsortPaper => {
+            return Err(Error::BadConfig("GPU-Warpsort as published is not built for user key types".into()));
+        }
+    };
+    Ok(SortOptions { algorithm, ..*opts })
+}
+
+/// Keys of `T` with payloads of `val_bytes`, as the plans see them.
+fn custom_shape<T>(val_bytes: usize) -> SortShape {
+    SortShape { kind: ItemKind::custom::<T>(val_bytes), fields: None }
+}
+
+impl Gpu {
+    /// Opens GPU `ordinal` with the kernels `warpsort-build` compiled for a
+    /// user's key type (the PTX it wrote into `OUT_DIR`). The handle runs
+    /// the `*_custom` operations for that type, and no others.
+    ///
+    /// ```no_run
+    /// // build.rs: warpsort_build::Kernels::for_key("trade-key", "Trade").build_or_exit();
+    /// # const PTX: &str = "";
+    /// // const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/warpsort_custom.ptx"));
+    /// let gpu = warpsort::Gpu::with_key_kernels(0, PTX)?;
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn with_key_kernels(ordinal: usize, ptx: &str) -> Result<Self> {
+        Self::with_ptx(ordinal, ptx)
+    }
+
+    /// Sorts device keys of a user's type by its `less` (see
+    /// [`Gpu::with_key_kernels`]); `opts.stable` keeps equal keys in input
+    /// order. On error the keys are as they were.
+    ///
+    /// ```no_run
+    /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
+    /// # unsafe impl warpsort::cudarc::driver::DeviceRepr for P {}
+    /// # impl warpsort_key::Order for P { fn less(&self, o: &Self) -> bool { (self.y, self.x) < (o.y, o.x) } }
+    /// # const PTX: &str = "";
+    /// let gpu = warpsort::Gpu::with_key_kernels(0, PTX)?;
+    /// let mut keys = gpu.stream().clone_htod(&[P { x: 1, y: 9 }, P { x: 2, y: 3 }])?;
+    /// gpu.sort_custom(&mut keys, &Default::default())?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&keys)?, [P { x: 2, y: 3 }, P { x: 1, y: 9 }]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_custom<T: Order>(&self, keys: &mut impl DevicePtrMut<T>, opts: &SortOptions) -> Result<()> {
+        let opts = custom_options::<T>(opts)?;
+        let n = keys.len();
+        if opts.stable && n > STABLE_MAX_LEN {
+            return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
+        }
+        let (k, _k) = self.addr_mut(keys, "keys")?;
+        let shape = custom_shape::<T>(0);
+        let items = Items::new(k, 0, n, shape.kind);
+        if !opts.stable || n < 2 {
+            return self.sort_items(&items, shape, 0, &opts, None);
+        }
+        // Equal keys may differ: a stable sort of keys alone sorts them with
+        // their positions as ranks (in temporary storage) that break ties.
+        let plan = SortPlan::new(&opts, shape.ranked(), n, self.policy())?;
+        let ranks_bytes = (n * 4).next_multiple_of(256);
+        self.with_scratch(None, ranks_bytes + plan.temp_bytes, |temp| {
+            self.iota(ItemKind::U32, temp, n)?;
+            self.run_sort(&items.with_ranks(temp), &plan, 0, temp + ranks_bytes as u64)
+        })
+    }
+
+    /// Sorts device keys of a user's type and moves each value (any
+    /// [`Payload`] of 32 or 64 bits) with its key; `opts.stable` keeps the
+    /// values of equal keys in input order.
+    ///
+    /// ```no_run
+    /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
+    /// # unsafe impl warpsort::cudarc::driver::DeviceRepr for P {}
+    /// # impl warpsort_key::Order for P { fn less(&self, o: &Self) -> bool { self.y < o.y } }
+    /// # const PTX: &str = "";
+    /// let gpu = warpsort::Gpu::with_key_kernels(0, PTX)?;
+    /// let mut keys = gpu.stream().clone_htod(&[P { x: 1, y: 9 }, P { x: 2, y: 3 }])?;
+    /// let mut vals = gpu.stream().clone_htod(&[10u64, 20])?;
+    /// gpu.sort_custom_pairs(&mut keys, &mut vals, &Default::default())?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&vals)?, [20, 10]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_custom_pairs<T: Order, V: Payload>(
+        &self,
+        keys: &mut impl DevicePtrMut<T>,
+        vals: &mut impl DevicePtrMut<V>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let opts = custom_options::<T>(opts)?;
+        let n = keys.len();
+        same_len(n, vals.len())?;
+        if opts.stable && n > STABLE_MAX_LEN {
+            return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
+        }
+        let vb = val_bytes::<V>();
+        let (k, _k) = self.addr_mut(keys, "keys")?;
+        let (v, _v) = self.addr_mut(vals, "values")?;
+        let shape = custom_shape::<T>(vb);
+        // Planned here so that a plan these keys cannot take is refused
+        // before anything moves.
+        PairsPlan::new(&opts, shape, n, self.policy())?;
+        self.sort_pair_items(&Items::new(k, v, n, shape.kind), shape, 0, &opts, None)
+    }
+
+    /// The permutation that sorts device keys of a user's type (which stay
+    /// unchanged), into `out` (`u32` or `u64` positions, `keys.len()` of
+    /// them); `opts.stable` makes it unique.
+    ///
+    /// ```no_run
+    /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
+    /// # unsafe impl warpsort::cudarc::driver::DeviceRepr for P {}
+    /// # impl warpsort_key::Order for P { fn less(&self, o: &Self) -> bool { self.y < o.y } }
+    /// # const PTX: &str = "";
+    /// let gpu = warpsort::Gpu::with_key_kernels(0, PTX)?;
+    /// let keys = gpu.stream().clone_htod(&[P { x: 1, y: 9 }, P { x: 2, y: 3 }])?;
+    /// let mut p = gpu.stream().alloc_zeros::<u32>(2)?;
+    /// gpu.argsort_custom(&keys, &mut p, &Default::default())?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&p)?, [1, 0]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn argsort_custom<T: Order, I: SortIndex>(
+        &self,
+        keys: &impl DevicePtr<T>,
+        out: &mut impl DevicePtrMut<I>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let opts = custom_options::<T>(opts)?;
+        let (n, ib) = (keys.len(), size_of::<I>());
+        let plan = argsort_plan_of(self, &opts, custom_shape::<T>(0), size_of::<T>(), n, ib)?;
+        if out.len() != n {
+            return Err(Error::LengthMismatch { keys: n, values: out.len() });
+        }
+        check_len(n, ib, &opts)?;
+        let (k, _k) = self.addr(keys, "keys")?;
+        let (o, _o) = self.addr_mut(out, "positions")?;
+        if n == 0 {
+            return Ok(());
+        }
+        self.with_scratch(None, plan.temp_bytes, |temp| {
+            let keys = Items::new(k, 0, n, custom_shape::<T>(0).kind);
+            self.run_argsort(&keys, size_of::<T>(), o, ib, opts.stable, Positions::Global, &plan, temp, |it, t| {
+                self.run_sort(it, &plan.inner, 0, t)
+            })
+        })
+    }
+
+    /// Sorts a host slice of a user's key type: copied to the GPU, sorted by
+    /// [`Gpu::sort_custom`], copied back (the slice changes only once the
+    /// sort has succeeded).
+    ///
+    /// ```no_run
+    /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
+    /// # unsafe impl warpsort::cudarc::driver::DeviceRepr for P {}
+    /// # impl warpsort_key::Order for P { fn less(&self, o: &Self) -> bool { self.y < o.y } }
+    /// # const PTX: &str = "";
+    /// let gpu = warpsort::Gpu::with_key_kernels(0, PTX)?;
+    /// let mut v = vec![P { x: 1, y: 9 }, P { x: 2, y: 3 }];
+    /// gpu.sort_custom_slice(&mut v, &Default::default())?;
+    /// assert_eq!(v[0].y, 3);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_custom_slice<T: Order + DeviceRepr>(&self, keys: &mut [T], opts: &SortOptions) -> Result<()> {
+        custom_options::<T>(opts)?;
+        if keys.len() < 2 {
+            return Ok(());
+        }
+        let mut dev = self.stream().clone_htod(keys)?;
+        self.sort_custom(&mut dev, opts)?;
+        self.stream().memcpy_dtoh(&dev, keys)?;
+        self.stream().synchronize()?;
+        Ok(())
+    }
+}
