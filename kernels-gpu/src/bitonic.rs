@@ -8,7 +8,7 @@
 //! fused sort uses it only for strides of at least `BLOCK_TILE`.
 
 use crate::arch::{global_thread, grid_threads};
-use crate::item::{Item, Items, Key, Pair, Word};
+use crate::item::{Item, Items, Key, Pair, Word, choose};
 
 /// One stage of phase `2^log_s` with stride `2^log_j` (a flip when
 /// `log_j == log_s - 1`, else a half-cleaner).
@@ -77,8 +77,8 @@ pub unsafe fn global_half_cleaners<K: Key, V: Word, const C: usize>(items: Items
                     if t & (1 << b) == 0 && u < g_size {
                         let (lo, hi) = (x[t], x[u]);
                         let swap = lo.gt(&hi);
-                        x[t] = if swap { hi } else { lo };
-                        x[u] = if swap { lo } else { hi };
+                        x[t] = choose!(swap, hi, lo);
+                        x[u] = choose!(swap, lo, hi);
                     }
                 }
             }
@@ -165,8 +165,8 @@ pub unsafe fn global_flip_half_cleaners<K: Key, V: Word, const C: usize>(items: 
 fn cmpx_at<I: Item>(lo: &mut [I; 8], hi: &mut [I; 8], i: usize, j: usize) {
     let (x, y) = (lo[i], hi[j]);
     let swap = x.gt(&y);
-    lo[i] = if swap { y } else { x };
-    hi[j] = if swap { x } else { y };
+    lo[i] = choose!(swap, y, x);
+    hi[j] = choose!(swap, x, y);
 }
 
 /// Compare-exchange of `x[i]` (lower position) and `x[j]`.
@@ -174,8 +174,8 @@ fn cmpx_at<I: Item>(lo: &mut [I; 8], hi: &mut [I; 8], i: usize, j: usize) {
 fn cmpx_in<I: Item>(x: &mut [I; 8], i: usize, j: usize) {
     let (p, q) = (x[i], x[j]);
     let swap = p.gt(&q);
-    x[i] = if swap { q } else { p };
-    x[j] = if swap { p } else { q };
+    x[i] = choose!(swap, q, p);
+    x[j] = choose!(swap, p, q);
 }
 
 macro_rules! entries {

@@ -99,6 +99,20 @@ pub const LAUNCH_BOUNDS: [(&str, u32); 2] = [
     (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
 ];
 
+/// The launch bounds of a build for a user's key type (`warpsort-build`):
+/// its block sort and fused bitonic stages run only in the bitonic sort,
+/// with [`BLOCK_THREADS`] threads, so they may use twice the registers of
+/// the merge sort's largest tiles.
+///
+/// ```
+/// use warpsort_kernels::config::{CUSTOM_LAUNCH_BOUNDS, BLOCK_THREADS};
+/// assert!(CUSTOM_LAUNCH_BOUNDS.iter().all(|&(_, n)| n == BLOCK_THREADS));
+/// ```
+pub const CUSTOM_LAUNCH_BOUNDS: [(&str, u32); 2] = [
+    (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_THREADS),
+    (concat!(crate::kernel_name!(bitonic_fused), "_"), BLOCK_THREADS),
+];
+
 /// Keys per lane the warp bitonic merge passes may use: a warp merges a
 /// window of `32 * k` outputs in registers (kernels `merge_pass{32k}_*`).
 pub const MERGE_KEYS_PER_LANE: [u32; 3] = merge_pass_widths!(widths_array);

@@ -148,10 +148,31 @@ impl<T: Order> Key for Custom<T> {
     type Mem = T;
     // `min`/`max` would call `less` twice where a compare-exchange's two
     // sides must agree on one answer.
-    const MIN_MAX: bool = false;
+    const SCALAR: bool = false;
     // SAFETY: `warpsort_key::Order` asks that all-zero bytes be a key
     // (evaluated at compile time: a type where they are not fails to build).
     const PAD: Self = Custom { key: unsafe { MaybeUninit::zeroed().assume_init() }, pad: 1 };
+    #[inline(always)]
+    fn choose(take: bool, a: Self, b: Self) -> Self {
+        let (a, b) = (AsWords { key: a }, AsWords { key: b });
+        let mut out = AsWords { words: [0; WORDS] };
+        for i in 0..size_of::<Self>() / 4 {
+            // SAFETY: the first `size / 4` words of each are its key's bytes.
+            unsafe { out.words[i] = if take { a.words[i] } else { b.words[i] } };
+        }
+        // SAFETY: each word is the same word of a key of this type.
+        unsafe { out.key }
+    }
+    #[inline(always)]
+    fn make_pad() -> Self {
+        // Zero bytes written at run time (a memset the registers absorb).
+        // SAFETY: as for `PAD`.
+        Custom { key: unsafe { MaybeUninit::zeroed().assume_init() }, pad: 1 }
+    }
+    #[inline(always)]
+    fn as_pad(self) -> Self {
+        Custom { key: self.key, pad: 1 }
+    }
     #[inline(always)]
     fn load(m: T) -> Self {
         Custom { key: m, pad: 0 }

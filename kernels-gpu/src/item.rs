@@ -216,11 +216,30 @@ pub type Ranked<K> = Pair<K, Rank>;
 pub trait Key: Word + Ord {
     /// How a key lies in global memory (the integer itself; the user's type).
     type Mem: Copy;
-    /// Whether `min`/`max` order two keys as `gt` does, so that a key-only
-    /// compare-exchange may use them (one `VIMNMX` on integers).
-    const MIN_MAX: bool;
+    /// Whether a key is one integer: `min`/`max` order two keys as `gt`
+    /// does (a key-only compare-exchange uses them: one `VIMNMX`), and the
+    /// pad is an immediate. A user's key is neither: its compare-exchanges
+    /// ask `gt` once, and its pads are made from a real key
+    /// ([`Key::as_pad`]), since a choice between a loaded item and a
+    /// constant in memory becomes a choice between their addresses, which
+    /// puts the items in local memory.
+    const SCALAR: bool;
     /// A key that orders after every real key: pads partial tiles.
     const PAD: Self;
+    /// A pad made from this key (for keys that are not [`Key::SCALAR`]).
+    fn as_pad(self) -> Self;
+    /// `a` if `take`, else `b` (a user's key: word by word, so that the
+    /// choice is between values, not between their addresses).
+    #[inline(always)]
+    fn choose(take: bool, a: Self, b: Self) -> Self {
+        if take { a } else { b }
+    }
+    /// A pad made at run time (for keys that are not [`Key::SCALAR`]:
+    /// `PAD` is then an aggregate in memory, copied wherever it is used).
+    #[inline(always)]
+    fn make_pad() -> Self {
+        Self::PAD
+    }
     /// The key stored as `m`.
     fn load(m: Self::Mem) -> Self;
     /// The key as stored (never called on a pad).
@@ -254,8 +273,12 @@ macro_rules! integer_key {
     ($t:ty) => {
         impl Key for $t {
             type Mem = $t;
-            const MIN_MAX: bool = true;
+            const SCALAR: bool = true;
             const PAD: Self = <$t>::MAX;
+            #[inline(always)]
+            fn as_pad(self) -> Self {
+                <$t>::MAX
+            }
             #[inline(always)]
             fn load(m: $t) -> Self {
                 m
@@ -295,9 +318,34 @@ pub trait Item: Copy {
     #[inline(always)]
     fn keep(self, partner: Self, keep_low: bool) -> Self {
         let take_partner = if keep_low { self.gt(&partner) } else { partner.gt(&self) };
-        if take_partner { partner } else { self }
+        choose!(take_partner, partner, self)
+    }
+    /// `a` if `take`, else `b`: every compare-exchange's choice.
+    #[inline(always)]
+    fn choose(take: bool, a: Self, b: Self) -> Self {
+        if take { a } else { b }
     }
 }
+
+/// `a` if `take`, else `b`: every compare-exchange's choice. In the
+/// built-in kernels a plain `if`; in a build for a user's key type
+/// (`warpsort_custom`) [`Item::choose`], word by word, since an `if`
+/// between two aggregates in memory becomes an `if` between their
+/// addresses, which puts the items in local memory. (A build-time choice:
+/// a run-time test on the type changes the built-in kernels' code.)
+#[cfg(not(warpsort_custom))]
+macro_rules! choose {
+    ($take:expr, $a:expr, $b:expr) => {
+        if $take { $a } else { $b }
+    };
+}
+#[cfg(warpsort_custom)]
+macro_rules! choose {
+    ($take:expr, $a:expr, $b:expr) => {
+        $crate::item::Item::choose($take, $a, $b)
+    };
+}
+pub(crate) use choose;
 
 /// A key and its payload (`V = ()` for key-only sorts).
 #[derive(Clone, Copy)]
@@ -328,15 +376,19 @@ impl<K: Key, V: Word> Item for Pair<K, V> {
     }
     #[inline(always)]
     fn keep(self, partner: Self, keep_low: bool) -> Self {
-        if core::mem::size_of::<V>() == 0 && K::MIN_MAX {
+        if core::mem::size_of::<V>() == 0 && K::SCALAR {
             // A key alone: `min`/`max` picked by the predicate (ptxas fuses
             // the select into one `VIMNMX`), no compare.
             let k = if keep_low { self.k.min(partner.k) } else { self.k.max(partner.k) };
             Pair { k, v: self.v }
         } else {
             let take_partner = if keep_low { self.gt(&partner) } else { partner.gt(&self) };
-            if take_partner { partner } else { self }
+            choose!(take_partner, partner, self)
         }
+    }
+    #[inline(always)]
+    fn choose(take: bool, a: Self, b: Self) -> Self {
+        Pair { k: K::choose(take, a.k, b.k), v: if take { a.v } else { b.v } }
     }
 }
 
@@ -345,7 +397,10 @@ impl<K: Key, V: Word> Pair<K, V> {
     /// `u32::MAX`: pads order after every real item, equal keys included).
     #[inline(always)]
     pub fn pad() -> Self {
-        Pair { k: K::PAD, v: V::default() }
+        #[cfg(not(warpsort_custom))]
+        return Pair { k: K::PAD, v: V::default() };
+        #[cfg(warpsort_custom)]
+        Pair { k: K::make_pad(), v: V::default() }
     }
 }
 
@@ -415,11 +470,21 @@ impl<K: Key, V: Word> Items<K, V> {
     /// Item `i`, or a pad at and past `n`.
     ///
     /// # Safety
-    /// Both arrays hold at least `n` items.
+    /// Both arrays hold at least `n` items, and `n >= 1` in a build for a
+    /// user's key type.
     #[inline(always)]
     pub unsafe fn get_or_pad(&self, i: usize, n: usize) -> Pair<K, V> {
+        #[cfg(not(warpsort_custom))]
         // SAFETY: read only below `n`.
-        if i < n { unsafe { self.get(i) } } else { Pair::pad() }
+        return if i < n { unsafe { self.get(i) } } else { Pair::pad() };
+        // A user's key: read a real item whatever `i` and make the pad from
+        // it (see `choose!`).
+        #[cfg(warpsort_custom)]
+        {
+            // SAFETY: `n >= 1`; the read stays below `n`.
+            let p = unsafe { self.get(i.min(n - 1)) };
+            if i < n { p } else { Pair { k: p.k.as_pad(), v: V::default() } }
+        }
     }
 
     /// The same arrays advanced by `offset` items.

@@ -28,7 +28,10 @@ use crate::item::Item;
 #[inline(always)]
 pub fn cmpx<I: Item>(a: &mut I, b: &mut I) {
     let swap = a.gt(b);
+    #[cfg(not(warpsort_custom))]
     let (lo, hi) = if swap { (*b, *a) } else { (*a, *b) };
+    #[cfg(warpsort_custom)]
+    let (lo, hi) = (crate::item::choose!(swap, *b, *a), crate::item::choose!(swap, *a, *b));
     *a = lo;
     *b = hi;
 }

@@ -75,7 +75,8 @@ fn bitcode(root: &Path, cpu: &str) -> Result<PathBuf, String> {
 fn build_one(root: &Path, cpu: &str) -> Result<(String, Vec<String>), String> {
     let tools = warpsort_build::Tools::find().map_err(|e| e.to_string())?;
     let bc = bitcode(root, cpu)?;
-    let (ptx, kernels) = warpsort_build::link(&tools, &bc, cpu).map_err(|e| e.to_string())?;
+    let bounds = warpsort_kernels::config::LAUNCH_BOUNDS;
+    let (ptx, kernels) = warpsort_build::link(&tools, &bc, cpu, &bounds).map_err(|e| e.to_string())?;
     if kernels.is_empty() {
         return Err("the device crate defines no kernels".into());
     }

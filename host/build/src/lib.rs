@@ -20,7 +20,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use warpsort_kernels::config::LAUNCH_BOUNDS;
+use warpsort_kernels::config::CUSTOM_LAUNCH_BOUNDS;
 
 /// Why the kernels could not be built. The message says what to do.
 #[derive(Debug)]
@@ -174,7 +174,7 @@ impl Kernels {
             .args(["--", "--emit=llvm-bc", "-Clinker=/bin/true"]);
         run(&mut cmd)?;
         let bc = target_dir.join("nvptx64-nvidia-cuda/ptx/deps/warpsort_user_kernels.bc");
-        let (ptx, kernels) = link(&tools, &bc, &self.cpu)?;
+        let (ptx, kernels) = link(&tools, &bc, &self.cpu, &CUSTOM_LAUNCH_BOUNDS)?;
         if kernels.is_empty() {
             return Err(Error::Step("the build defines no kernels".into()));
         }
@@ -295,10 +295,10 @@ impl Tools {
 
 /// Links one fat-LTO bitcode module of the device crate into PTX for
 /// `cpu`: `opt` keeps the kernels (functions with the `ptx_kernel` calling
-/// convention) and what they reach, `llc` writes PTX, and the device
-/// crate's launch bounds become `.maxnreg` lines. Returns the PTX and the
-/// kernels' names.
-pub fn link(tools: &Tools, bc: &Path, cpu: &str) -> Result<(String, Vec<String>), Error> {
+/// convention) and what they reach, `llc` writes PTX, and `bounds` (the
+/// device crate's `config::LAUNCH_BOUNDS` or `CUSTOM_LAUNCH_BOUNDS`) become
+/// `.maxnreg` lines. Returns the PTX and the kernels' names.
+pub fn link(tools: &Tools, bc: &Path, cpu: &str, bounds: &[(&str, u32)]) -> Result<(String, Vec<String>), Error> {
     if !bc.exists() {
         return Err(Error::Step(format!("{} was not produced", bc.display())));
     }
@@ -319,7 +319,7 @@ pub fn link(tools: &Tools, bc: &Path, cpu: &str) -> Result<(String, Vec<String>)
         .arg("-o")
         .arg(&ptx))?;
     let text = std::fs::read_to_string(&ptx).map_err(|e| Error::Step(format!("{}: {e}", ptx.display())))?;
-    Ok((with_launch_bounds(&text), kernels))
+    Ok((with_launch_bounds(&text, bounds), kernels))
 }
 
 /// The kernels (functions with the `ptx_kernel` calling convention).
@@ -334,19 +334,20 @@ fn kernel_names(ll: &str) -> Vec<String> {
 /// The registers of one SM: `.maxnreg` is this over a kernel's launch bound.
 const REGISTERS_PER_SM: u32 = 65536;
 
-/// Drops llc's comments and writes the device crate's launch bounds
-/// (`config::LAUNCH_BOUNDS`) into the PTX after the parameter list of each
-/// matching kernel, as `.maxnreg`: the registers a thread may use when that
+/// Drops llc's comments and writes launch bounds (`(name prefix,
+/// threads)`) into the PTX after the parameter list of each matching
+/// kernel, as `.maxnreg`: the registers a thread may use when that
 /// many threads share the 64K registers of an SM. (`.maxntid` says the same
 /// more directly, but ptxas then aimed at two such blocks per SM and spilled
 /// kernels that fit one.)
 ///
 /// ```
 /// let ptx = ".visible .entry block_sort_u32(\n.param .u64 a\n)\n{\n// comment\nret;\n}\n";
-/// let out = warpsort_build::with_launch_bounds(ptx);
+/// let bounds = warpsort_kernels::config::LAUNCH_BOUNDS;
+/// let out = warpsort_build::with_launch_bounds(ptx, &bounds);
 /// assert!(out.contains(")\n.maxnreg 64\n{") && !out.contains("comment"));
 /// ```
-pub fn with_launch_bounds(ptx: &str) -> String {
+pub fn with_launch_bounds(ptx: &str, bounds: &[(&str, u32)]) -> String {
     let mut out = String::with_capacity(ptx.len() + 4096);
     let mut bound = None;
     for line in ptx.lines() {
@@ -360,7 +361,7 @@ pub fn with_launch_bounds(ptx: &str) -> String {
         out.push_str(line);
         out.push('\n');
         if let Some(name) = line.strip_prefix(".visible .entry ") {
-            bound = LAUNCH_BOUNDS.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|&(_, n)| n);
+            bound = bounds.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|&(_, n)| n);
         } else if let (Some(n), true) = (bound, line.starts_with(')')) {
             out.push_str(&format!(".maxnreg {}\n", REGISTERS_PER_SM / n));
             bound = None;
