@@ -5,8 +5,9 @@
 //! ```
 //!
 //! `custom_key/key` is a `no_std` crate with two key types: `Trade` (venue
-//! ascending, price descending, id ascending) and `Hand` (rock, paper,
-//! scissors: an order with cycles, not a strict weak order). `build.rs`
+//! ascending, price descending, id ascending: `#[derive(Order)]`) and `Hand`
+//! (rock, paper, scissors: a hand-written `less`, an order with cycles, not
+//! a strict weak order). `build.rs`
 //! compiles warpsort's kernels for each with `warpsort-build`. The program
 //! sorts keys, key-value pairs (stable and not) and argsorts over sizes and
 //! input distributions, checks every result against the CPU (the same

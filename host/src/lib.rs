@@ -31,7 +31,8 @@
 //! - [`Gpu::order_by`] ([`Column`]): ORDER BY on a table of device columns,
 //!   a stable permutation; [`Gpu::gather`] moves any column by it.
 //! - Key types written by the user: a `no_std` crate implements
-//!   [`warpsort_key::Order`] for its `Copy` struct, `warpsort-build` compiles
+//!   [`warpsort_key::Order`] for its `Copy` struct (`#[derive(Order)]` for
+//!   a field-by-field order, a hand-written `less` otherwise), `warpsort-build` compiles
 //!   the kernels for it from `build.rs`, [`Gpu::with_key_kernels`] loads them
 //!   and [`Gpu::sort_custom`], [`Gpu::sort_custom_pairs`],
 //!   [`Gpu::argsort_custom`], [`Gpu::sort_custom_slice`] sort by its `less`.

@@ -8,30 +8,48 @@
 //! GPU, inside every compare-exchange, and on the host, where the results
 //! are checked.
 //!
-//! ```
-//! use warpsort_key::{Order, by_fields};
+//! A field-by-field order is a derive; any other is a hand-written `less`:
 //!
-//! /// A trade: by venue ascending, then by price descending.
-//! #[derive(Clone, Copy, Debug, PartialEq)]
+//! ```
+//! use warpsort_key::Order;
+//!
+//! /// A trade: by venue ascending, then by price descending (IEEE total
+//! /// order), then by id.
+//! #[derive(Clone, Copy, Debug, PartialEq, Order)]
 //! #[repr(C)]
 //! pub struct Trade {
 //!     pub venue: u32,
+//!     #[order(desc)]
 //!     pub price: f32,
+//!     pub id: u32,
 //! }
 //!
-//! impl Order for Trade {
+//! /// Points by distance from the origin.
+//! #[derive(Clone, Copy)]
+//! #[repr(C)]
+//! pub struct Point {
+//!     pub x: f32,
+//!     pub y: f32,
+//! }
+//!
+//! impl Order for Point {
 //!     fn less(&self, other: &Self) -> bool {
-//!         by_fields!(self, other; venue, desc price)
+//!         self.x * self.x + self.y * self.y < other.x * other.x + other.y * other.y
 //!     }
 //! }
 //!
-//! let (a, b) = (Trade { venue: 1, price: 9.5 }, Trade { venue: 1, price: 2.0 });
+//! let (a, b) = (Trade { venue: 1, price: 9.5, id: 2 }, Trade { venue: 1, price: 2.0, id: 1 });
 //! assert!(a.less(&b) && !b.less(&a));
+//! assert!(Point { x: 1.0, y: 0.0 }.less(&Point { x: -2.0, y: 0.5 }));
 //! ```
 #![no_std]
 #![deny(missing_docs)]
 
 use core::cmp::Ordering;
+
+/// `#[derive(Order)]`: the fields in declaration order, each ascending or
+/// `#[order(desc)]`, compared by [`FieldOrder`] (what [`by_fields!`] does).
+pub use warpsort_key_derive::Order;
 
 /// A key type's sort order.
 ///
@@ -97,19 +115,80 @@ pub const fn fits<T>() -> bool {
     size > 0 && size % 4 == 0 && size <= MAX_KEY_BYTES && align <= 8
 }
 
-/// A field-by-field order for [`Order::less`]: `by_fields!(a, b; f, desc g,
-/// h)` compares field `f` ascending, then `g` descending, then `h`,
-/// stopping at the first field that differs. Fields compare by
-/// `PartialOrd` (floats: NaN is neither less nor greater, so it ties with
-/// everything; map floats with `to_bits` tricks or `total_cmp` in a
-/// hand-written `less` where that matters).
+/// How one field of a key orders, for `#[derive(Order)]` and
+/// [`by_fields!`]: integers, `bool` and `char` by value, floats in IEEE
+/// total order (as `f32::total_cmp`: -NaN < -inf < -0 < +0 < +inf < NaN,
+/// the order of warpsort's float keys), arrays element by element.
+///
+/// ```
+/// use warpsort_key::FieldOrder;
+/// assert!((-0.0f32).field_less(&0.0) && 1.0f64.field_less(&f64::NAN));
+/// assert!([1u8, 2].field_less(&[1, 3]));
+/// ```
+pub trait FieldOrder {
+    /// Whether `self` orders strictly before `other`.
+    fn field_less(&self, other: &Self) -> bool;
+}
+
+macro_rules! field_by_value {
+    ($($t:ty),*) => {$(
+        impl FieldOrder for $t {
+            #[inline(always)]
+            fn field_less(&self, other: &Self) -> bool {
+                self < other
+            }
+        }
+    )*};
+}
+field_by_value!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, bool, char);
+
+macro_rules! field_float {
+    ($($t:ty, $i:ty, $u:ty);*) => {$(
+        impl FieldOrder for $t {
+            #[inline(always)]
+            fn field_less(&self, other: &Self) -> bool {
+                // The bits as a signed integer, the negatives' magnitude bits
+                // flipped: ordered as the IEEE total order.
+                let key = |x: $t| {
+                    let b = x.to_bits() as $i;
+                    b ^ ((((b >> (<$i>::BITS - 1)) as $u) >> 1) as $i)
+                };
+                key(*self) < key(*other)
+            }
+        }
+    )*};
+}
+field_float!(f32, i32, u32; f64, i64, u64);
+
+impl<T: FieldOrder, const N: usize> FieldOrder for [T; N] {
+    #[inline(always)]
+    fn field_less(&self, other: &Self) -> bool {
+        for i in 0..N {
+            if self[i].field_less(&other[i]) {
+                return true;
+            }
+            if other[i].field_less(&self[i]) {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// A field-by-field order for a hand-written [`Order::less`] (what
+/// `#[derive(Order)]` writes): `by_fields!(a, b; f, desc g, h)` compares
+/// field `f` ascending, then `g` descending, then `h`, by [`FieldOrder`],
+/// stopping at the first field that differs.
 ///
 /// ```
 /// use warpsort_key::by_fields;
-/// struct P { x: i32, y: u32 }
-/// let (a, b) = (P { x: 1, y: 5 }, P { x: 1, y: 7 });
+/// struct P { x: i32, y: f32 }
+/// let (a, b) = (P { x: 1, y: 5.0 }, P { x: 1, y: f32::NAN });
 /// assert!(by_fields!(&a, &b; x, y));
 /// assert!(by_fields!(&b, &a; x, desc y));
+/// // After a descending field that ties, the next is ascending again.
+/// let (c, d) = (P { x: 1, y: 2.0 }, P { x: 2, y: 2.0 });
+/// assert!(by_fields!(&c, &d; desc y, x));
 /// ```
 #[macro_export]
 macro_rules! by_fields {
@@ -118,10 +197,21 @@ macro_rules! by_fields {
         $crate::by_fields!(@go a, b; $($rest)+)
     }};
     (@go $a:ident, $b:ident; desc $f:ident $(, $($rest:tt)+)?) => {
-        if $b.$f < $a.$f { true } else if $a.$f < $b.$f { false } else { $crate::by_fields!(@next $a, $b; $($($rest)+)?) }
+        $crate::by_fields!(@cmp $a, $b; $b, $a, $f; $($($rest)+)?)
     };
     (@go $a:ident, $b:ident; $f:ident $(, $($rest:tt)+)?) => {
-        if $a.$f < $b.$f { true } else if $b.$f < $a.$f { false } else { $crate::by_fields!(@next $a, $b; $($($rest)+)?) }
+        $crate::by_fields!(@cmp $a, $b; $a, $b, $f; $($($rest)+)?)
+    };
+    // Field `f` of `x` before that of `y` (`x, y` are `a, b` or, for a
+    // descending field, `b, a`); the rest compare `a` with `b` again.
+    (@cmp $a:ident, $b:ident; $x:ident, $y:ident, $f:ident; $($rest:tt)*) => {
+        if $crate::FieldOrder::field_less(&$x.$f, &$y.$f) {
+            true
+        } else if $crate::FieldOrder::field_less(&$y.$f, &$x.$f) {
+            false
+        } else {
+            $crate::by_fields!(@next $a, $b; $($rest)*)
+        }
     };
     (@next $a:ident, $b:ident; ) => { false };
     (@next $a:ident, $b:ident; $($rest:tt)+) => { $crate::by_fields!(@go $a, $b; $($rest)+) };

@@ -6,28 +6,17 @@
 use warpsort_key::Order;
 
 /// A trade, sorted by venue ascending, then price descending (IEEE total
-/// order: NaN above infinity), then id ascending.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// order: NaN above infinity), then id ascending: a derived order.
+#[derive(Clone, Copy, Debug, PartialEq, Order)]
 #[repr(C)]
 pub struct Trade {
     /// Where it traded.
     pub venue: u32,
     /// At what price.
+    #[order(desc)]
     pub price: f32,
     /// Its id.
     pub id: u32,
-}
-
-/// `f32` bits as an `i32` whose order is the IEEE total order.
-fn total(x: f32) -> i32 {
-    let b = x.to_bits() as i32;
-    b ^ (((b >> 31) as u32) >> 1) as i32
-}
-
-impl Order for Trade {
-    fn less(&self, other: &Self) -> bool {
-        (self.venue, total(other.price), self.id) < (other.venue, total(self.price), other.id)
-    }
 }
 
 /// Rock, paper, scissors: `hand % 3` beats the hand before it. Not a strict
