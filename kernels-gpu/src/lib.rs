@@ -168,11 +168,32 @@ macro_rules! width_modules {
 macro_rules! device_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(target_arch = "nvptx64")] pub mod $m; )* };
 }
-device_modules!(arch, bitonic, block_network, block_sort, custom, item, merge_path, network, permute, tile, warp);
+device_modules!(
+    arch,
+    bitonic,
+    block_network,
+    block_sort,
+    custom,
+    item,
+    merge_path,
+    network,
+    permute,
+    tile,
+    warp,
+    warp_merge
+);
 
 /// Declares the modules of the built-in kernels only: a build for a user's
-/// key type (`warpsort_custom`) has the bitonic sorts and the permutations.
+/// key type (`warpsort_custom`) has the bitonic sorts, the merge sort by
+/// bitonic tiles and warp bitonic merges (`splits` keeps its passes
+/// permutations), and the permutations.
 macro_rules! builtin_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))] pub mod $m; )* };
 }
-builtin_modules!(block_merge, checks, paper, presorted, probe, segmented, warp_merge);
+builtin_modules!(block_merge, checks, paper, presorted, probe, segmented);
+
+/// Declares the modules of a build for a user's key type only.
+macro_rules! custom_modules {
+    ($($m:ident),* $(,)?) => { $( #[cfg(all(target_arch = "nvptx64", warpsort_custom))] pub mod $m; )* };
+}
+custom_modules!(splits);

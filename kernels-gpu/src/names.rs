@@ -109,6 +109,12 @@ macro_rules! kernel_name {
     (reverse) => {
         "reverse"
     };
+    (split_check) => {
+        "split_check"
+    };
+    (split_repair) => {
+        "split_repair"
+    };
     (probe_shfl) => {
         "probe_shfl"
     };
@@ -196,6 +202,10 @@ names! {
     ORDER_SCAN = order_scan;
     /// Values reversed in place.
     REVERSE = reverse;
+    /// Whether a merge pass's splits chain (a build for a user's key type).
+    SPLIT_CHECK = split_check;
+    /// A merge pass's splits clamped into a chain, when they do not.
+    SPLIT_REPAIR = split_repair;
     /// Test probe: one shuffle.
     PROBE_SHFL = probe_shfl;
     /// Test probe: the votes.

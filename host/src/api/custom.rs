@@ -2,11 +2,12 @@
 //! with the kernels `warpsort-build` compiled for it
 //! ([`Gpu::with_key_kernels`]).
 //!
-//! They run the bitonic sort (`Algorithm::Bitonic`): its compare-exchange
-//! networks permute the items whatever `less` answers, so an order that is
-//! not a strict weak order gives an unspecified order but never loses or
-//! duplicates an item. The merge sort's splits assume a consistent order
-//! and are not built for these keys yet.
+//! They run the merge sort (or, asked for, the bitonic sort) built from
+//! parts that permute the items whatever `less` answers: bitonic tiles,
+//! warp bitonic merges, and merge-path splits checked each pass and
+//! repaired where they do not chain (`kernels-gpu/src/splits.rs`). An order
+//! that is not a strict weak order gives an unspecified order but never
+//! loses or duplicates an item.
 
 use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr};
 use warpsort_key::{MAX_KEY_BYTES, Order, fits};
@@ -19,16 +20,18 @@ use crate::gpu::Gpu;
 use crate::key::Order as Direction;
 use crate::key::{Payload, SortIndex};
 use crate::launch::{ItemKind, Items};
-use crate::options::{Algorithm, SortOptions};
+use crate::options::{Algorithm, MergeKernel, MergeSortConfig, Presorted, SortOptions, TileSort};
 use crate::plan::permute::PairsPlan;
 use crate::plan::{SortPlan, SortShape};
+use warpsort_kernels::config::BLOCK_TILE;
 
 use super::sort::STABLE_MAX_LEN;
 
-/// The options a sort of a user's keys runs with: the bitonic sort, stable
-/// or not. Its direction is the user's `less`: a descending order is
-/// refused (write it in `less`), as are GPU-Warpsort as published (not
-/// built for these keys) and types the kernels cannot move.
+/// The options a sort of a user's keys runs with: the merge sort's parts
+/// that any order keeps a permutation (or the bitonic sorts), stable or
+/// not. Its direction is the user's `less`: a descending order is refused
+/// (write it in `less`), as are GPU-Warpsort as published (not built for
+/// these keys) and types the kernels cannot move.
 fn custom_options<T: Order>(opts: &SortOptions) -> Result<SortOptions> {
     if !fits::<T>() {
         return Err(Error::BadConfig(format!(
@@ -41,15 +44,25 @@ fn custom_options<T: Order>(opts: &SortOptions) -> Result<SortOptions> {
     if opts.order == Direction::Descending {
         return Err(Error::BadConfig("a user key type sorts by its `less`: write the descending order there".into()));
     }
-    let algorithm = match opts.algorithm {
-        Algorithm::MergeSort | Algorithm::Bitonic => Algorithm::Bitonic,
-        Algorithm::BitonicNaive => Algorithm::BitonicNaive,
-        Algorithm::WarpsortPaper => {
-            return Err(Error::BadConfig("GPU-Warpsort as published is not built for user key types".into()));
-        }
+    if opts.algorithm == Algorithm::WarpsortPaper {
+        return Err(Error::BadConfig("GPU-Warpsort as published is not built for user key types".into()));
+    }
+    // The merge sort with the parts a user's order cannot break: bitonic
+    // tiles of one block, warp bitonic merges (networks: they permute
+    // whatever `less` says) over windows whose splits are checked and
+    // repaired each pass; no scan for presorted input.
+    let merge_sort = MergeSortConfig {
+        tile: BLOCK_TILE as usize,
+        tile_sort: TileSort::BlockBitonic,
+        merge: MergeKernel::WarpBitonic,
+        outputs_per_thread: CUSTOM_MERGE_OUTPUTS,
+        merge_threads: 0,
     };
-    Ok(SortOptions { algorithm, ..*opts })
+    Ok(SortOptions { merge_sort, presorted: Presorted::Never, ..*opts })
 }
+
+/// Outputs per lane of a user key type's warp merges: windows of 256.
+const CUSTOM_MERGE_OUTPUTS: u32 = 8;
 
 /// Keys of `T` with payloads of `val_bytes`, as the plans see them.
 fn custom_shape<T>(val_bytes: usize) -> SortShape {

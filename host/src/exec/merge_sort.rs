@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::launch::families::{BlockMerge, BlockSort, MergePartition, MergeTileSort, Samples, WarpMergePass};
+use crate::launch::families::{BlockMerge, BlockSort, MergePartition, MergeTileSort, Samples, Splits, WarpMergePass};
 use crate::launch::{DevPtr, Items, Overlap};
 use crate::options::{MergeKernel, TileSort};
 use crate::plan::merge_sort::MergeSortPlan;
@@ -63,6 +63,16 @@ impl Gpu {
         let (src, dst) = (&Items { kind, ..*src }, &Items { kind, ..*dst });
         let partition = MergePartition { items: src, samples, run, split: run, window: m.window, parts };
         self.launch_with(&partition, m.partition, m.overlap_partition)?;
+        if kind.is_custom() {
+            // A user's order may not be a strict weak order: make the splits
+            // chain before the windows take their pieces.
+            let flag = parts - plan.regions.parts as u64 + plan.splits_flag() as u64;
+            self.zero(flag, 4)?;
+            for repair in [false, true] {
+                let splits = Splits { repair, n: src.n, run, window: m.window, parts, flag };
+                self.launch(&splits, m.partition)?;
+            }
+        }
         match m.kernel {
             MergeKernel::Block => {
                 let merge = BlockMerge { outputs: m.outputs, src, dst, run, split: run, parts, samples };

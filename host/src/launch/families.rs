@@ -163,6 +163,28 @@ impl Kernel for WarpMergePass<'_> {
     }
 }
 
+/// `split_check` or `split_repair` (device `splits`, in builds for a user's
+/// key type): whether a merge pass's splits chain, and their repair when
+/// they do not.
+pub(crate) struct Splits {
+    pub repair: bool,
+    pub n: usize,
+    pub run: usize,
+    pub window: usize,
+    pub parts: DevPtr,
+    pub flag: DevPtr,
+}
+
+impl Kernel for Splits {
+    fn id(&self) -> KernelId {
+        KernelId::plain(if self.repair { Family::SplitRepair } else { Family::SplitCheck })
+    }
+    fn params(&self) -> Vec<Param> {
+        let (n, run, window) = (u64(self.n), u64(self.run), u64(self.window));
+        vec![n, run, run, window, Param::Ptr(self.parts), Param::Ptr(self.flag)]
+    }
+}
+
 /// `bitonic_stage_*` (device `bitonic::global_stage`): one stage of the
 /// global bitonic network.
 pub(crate) struct BitonicStage<'a> {

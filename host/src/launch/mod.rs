@@ -121,6 +121,12 @@ impl ItemKind {
         }
     }
 
+    /// Whether the keys are a user's type (their kernels come from
+    /// `warpsort-build`).
+    pub fn is_custom(self) -> bool {
+        matches!(self, ItemKind::Custom(_))
+    }
+
     /// Whether the items are a stable sort's `(key, rank)`.
     pub fn is_ranked(self) -> bool {
         matches!(self, ItemKind::U32Rank | ItemKind::U64Rank | ItemKind::Custom(CustomItems { ranked: true, .. }))
@@ -197,6 +203,8 @@ pub(crate) enum Family {
     SearchBounds,
     OrderScan,
     Reverse,
+    SplitCheck,
+    SplitRepair,
 }
 
 impl Family {
@@ -233,6 +241,8 @@ impl Family {
             Family::SearchBounds => names::SEARCH_BOUNDS,
             Family::OrderScan => names::ORDER_SCAN,
             Family::Reverse => names::REVERSE,
+            Family::SplitCheck => names::SPLIT_CHECK,
+            Family::SplitRepair => names::SPLIT_REPAIR,
         }
     }
 }

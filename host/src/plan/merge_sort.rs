@@ -96,7 +96,9 @@ impl MergeSortPlan {
             MergeKernel::WarpBitonic => Shape::per_warp(windows, p.warp_kernel_threads),
         };
         // Overlapped launches by the sort's size (measurements: docs/PERFORMANCE.md).
-        let within = n * bytes <= p.overlap_max_bytes;
+        // A user's key type's passes check and repair their splits between
+        // the partition and the merge: no overlap.
+        let within = n * bytes <= p.overlap_max_bytes && !kind.is_custom();
         let small = n <= p.small_sort_items;
         let overlap = |on: bool| if on { Overlap::WithPrevious } else { Overlap::No };
         let merge = MergeStep {
@@ -131,6 +133,12 @@ impl MergeSortPlan {
             regions,
             temp_bytes,
         })
+    }
+
+    /// Where a pass's flag of splits that do not chain lives (a user's key
+    /// type's sorts): the partitions' last slot, which no window uses.
+    pub fn splits_flag(&self) -> usize {
+        self.regions.parts + self.regions.parts_bytes - 8
     }
 
     /// The kernel of step 1.
@@ -168,6 +176,10 @@ impl MergeSortPlan {
         if self.passes > 0 {
             let merged = self.merge_items(kind);
             out.push((KernelId::new(Family::MergePartition, merged), self.merge.partition));
+            if kind.is_custom() {
+                out.push((KernelId::plain(Family::SplitCheck), self.merge.partition));
+                out.push((KernelId::plain(Family::SplitRepair), self.merge.partition));
+            }
             out.push((self.merge_kernel(merged), self.merge.shape));
         }
     }
