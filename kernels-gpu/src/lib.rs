@@ -48,6 +48,10 @@ pub mod ordered;
 
 /// Where this crate's source lies on the machine that compiled it:
 /// `warpsort-build` compiles it again for a user's key type.
+///
+/// ```
+/// assert!(std::path::Path::new(warpsort_kernels::SOURCE_DIR).join("src/custom.rs").exists());
+/// ```
 pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Instantiates a kernel-defining macro for every key/payload type the host

@@ -23,6 +23,11 @@ use std::process::Command;
 use warpsort_kernels::config::CUSTOM_LAUNCH_BOUNDS;
 
 /// Why the kernels could not be built. The message says what to do.
+///
+/// ```
+/// let e = warpsort_build::Error::Toolchain("rustc is not nightly".into());
+/// assert!(e.to_string().contains("cannot build GPU kernels"));
+/// ```
 #[derive(Debug)]
 pub enum Error {
     /// The toolchain lacks what the device build needs: nightly, `rust-src`
@@ -258,6 +263,13 @@ fn run(cmd: &mut Command) -> Result<String, Error> {
 
 /// llvm-tools' programs in the active toolchain, checked to exist with
 /// nightly and `rust-src`.
+///
+/// ```
+/// match warpsort_build::Tools::find() {
+///     Ok(_) => println!("this toolchain builds GPU kernels"),
+///     Err(e) => println!("{e}"), // names what to install
+/// }
+/// ```
 pub struct Tools {
     bin: PathBuf,
 }
@@ -298,6 +310,15 @@ impl Tools {
 /// convention) and what they reach, `llc` writes PTX, and `bounds` (the
 /// device crate's `config::LAUNCH_BOUNDS` or `CUSTOM_LAUNCH_BOUNDS`) become
 /// `.maxnreg` lines. Returns the PTX and the kernels' names.
+///
+/// ```no_run
+/// use std::path::Path;
+/// let tools = warpsort_build::Tools::find()?;
+/// let bounds = warpsort_kernels::config::LAUNCH_BOUNDS;
+/// let (ptx, kernels) = warpsort_build::link(&tools, Path::new("kernels.bc"), "sm_90", &bounds)?;
+/// println!("{} kernels, {} bytes of PTX", kernels.len(), ptx.len());
+/// # Ok::<(), warpsort_build::Error>(())
+/// ```
 pub fn link(tools: &Tools, bc: &Path, cpu: &str, bounds: &[(&str, u32)]) -> Result<(String, Vec<String>), Error> {
     if !bc.exists() {
         return Err(Error::Step(format!("{} was not produced", bc.display())));

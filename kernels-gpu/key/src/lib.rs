@@ -96,9 +96,17 @@ pub trait Order: Copy + 'static {
 
 /// Where this crate's source lies on the machine that compiled it:
 /// `warpsort-build` builds the kernels against this very crate.
+///
+/// ```
+/// assert!(std::path::Path::new(warpsort_key::SOURCE_DIR).join("src/lib.rs").exists());
+/// ```
 pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The largest key type the kernels sort, in bytes.
+///
+/// ```
+/// assert!(warpsort_key::fits::<[u64; 4]>() && warpsort_key::MAX_KEY_BYTES == 32);
+/// ```
 pub const MAX_KEY_BYTES: usize = 32;
 
 /// Whether `T` can be a key: its size a multiple of 4 up to
