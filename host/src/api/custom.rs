@@ -21,7 +21,7 @@ use crate::key::Order as Direction;
 use crate::key::{Payload, SortIndex};
 use crate::launch::{ItemKind, Items};
 use crate::options::{Algorithm, MergeKernel, MergeSortConfig, Presorted, SortOptions, TileSort};
-use crate::plan::permute::PairsPlan;
+use crate::plan::permute::GatherPlan;
 use crate::plan::{SortPlan, SortShape};
 use warpsort_kernels::config::BLOCK_TILE;
 
@@ -114,11 +114,13 @@ impl Gpu {
         }
         // Equal keys may differ: a stable sort of keys alone sorts them with
         // their positions as ranks (in temporary storage) that break ties.
-        let plan = SortPlan::new(&opts, shape.ranked(), n, self.policy())?;
-        let ranks_bytes = (n * 4).next_multiple_of(256);
-        self.with_scratch(None, ranks_bytes + plan.temp_bytes, |temp| {
-            self.iota(ItemKind::U32, temp, n)?;
-            self.run_sort(&items.with_ranks(temp), &plan, 0, temp + ranks_bytes as u64)
+        // (The key-value sorts' `GatherPlan` lays them out; no values move.)
+        let inner = SortPlan::new(&opts, shape.positioned(true), n, self.policy())?;
+        let plan = GatherPlan::new(n, 0, true, inner);
+        self.with_scratch(None, plan.temp_bytes, |temp| {
+            let ranks = temp + plan.positions as u64;
+            self.iota(ItemKind::U32, ranks, n)?;
+            self.run_sort(&items.with_ranks(ranks), &plan.inner, 0, temp + plan.inner_at as u64)
         })
     }
 
@@ -154,9 +156,6 @@ impl Gpu {
         let (k, _k) = self.addr_mut(keys, "keys")?;
         let (v, _v) = self.addr_mut(vals, "values")?;
         let shape = custom_shape::<T>(vb);
-        // Planned here so that a plan these keys cannot take is refused
-        // before anything moves.
-        PairsPlan::new(&opts, shape, n, self.policy())?;
         self.sort_pair_items(&Items::new(k, v, n, shape.kind), shape, 0, &opts, None)
     }
 

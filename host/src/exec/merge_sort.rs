@@ -66,7 +66,7 @@ impl Gpu {
         if kind.is_custom() {
             // A user's order may not be a strict weak order: make the splits
             // chain before the windows take their pieces.
-            let flag = parts - plan.regions.parts as u64 + plan.splits_flag() as u64;
+            let flag = parts + plan.splits_flag() as u64;
             self.zero(flag, 4)?;
             for repair in [false, true] {
                 let splits = Splits { repair, n: src.n, run, window: m.window, parts, flag };

@@ -136,9 +136,10 @@ impl MergeSortPlan {
     }
 
     /// Where a pass's flag of splits that do not chain lives (a user's key
-    /// type's sorts): the partitions' last slot, which no window uses.
+    /// type's sorts), from the start of the partitions: their last slot,
+    /// which no window uses.
     pub fn splits_flag(&self) -> usize {
-        self.regions.parts + self.regions.parts_bytes - 8
+        self.regions.parts_bytes - 8
     }
 
     /// The kernel of step 1.
@@ -235,6 +236,27 @@ mod tests {
         let c = MergeSortConfig { tile: 1024, ..Default::default() };
         for n in [0, 1, 100, 1 << 20] {
             assert!(matches!(MergeSortPlan::new(&c, ItemKind::U32, n, &HOPPER), Err(Error::BadConfig(_))));
+        }
+    }
+
+    #[test]
+    fn the_splits_flag_lies_past_every_window() {
+        let c = MergeSortConfig {
+            tile: 4096,
+            tile_sort: TileSort::BlockBitonic,
+            merge: MergeKernel::WarpBitonic,
+            outputs_per_thread: 8,
+            merge_threads: 0,
+        };
+        for kind in [ItemKind::custom::<[u32; 3]>(0), ItemKind::custom::<[u64; 4]>(8)] {
+            for n in [4097, 1 << 20, (1 << 24) + 3] {
+                let plan = MergeSortPlan::new(&c, kind, n, &HOPPER).unwrap();
+                let windows = n.div_ceil(plan.merge.window);
+                assert!(plan.splits_flag() >= windows * 8 && plan.splits_flag() + 4 <= plan.regions.parts_bytes);
+                let mut l = Vec::new();
+                plan.launches(kind, &mut l);
+                assert!(l.iter().any(|(id, _)| id.family == Family::SplitRepair));
+            }
         }
     }
 }
