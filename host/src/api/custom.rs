@@ -31,7 +31,10 @@ use super::sort::STABLE_MAX_LEN;
 /// that any order keeps a permutation (or the bitonic sorts), stable or
 /// not. Its direction is the user's `less`: a descending order is refused
 /// (write it in `less`), as are GPU-Warpsort as published (not built for
-/// these keys) and types the kernels cannot move.
+/// these keys), types the kernels cannot move, a merge-sort configuration
+/// other than the default or [`CUSTOM_MERGE_SORT`] itself (those kernels
+/// are not built for these keys), and [`Presorted::Always`] (no scan is
+/// built for them; `Auto` means none).
 fn custom_options<T: Order>(opts: &SortOptions) -> Result<SortOptions> {
     if !fits::<T>() {
         return Err(Error::BadConfig(format!(
@@ -47,22 +50,31 @@ fn custom_options<T: Order>(opts: &SortOptions) -> Result<SortOptions> {
     if opts.algorithm == Algorithm::WarpsortPaper {
         return Err(Error::BadConfig("GPU-Warpsort as published is not built for user key types".into()));
     }
-    // The merge sort with the parts a user's order cannot break: bitonic
-    // tiles of one block, warp bitonic merges (networks: they permute
-    // whatever `less` says) over windows whose splits are checked and
-    // repaired each pass; no scan for presorted input.
-    let merge_sort = MergeSortConfig {
-        tile: BLOCK_TILE as usize,
-        tile_sort: TileSort::BlockBitonic,
-        merge: MergeKernel::WarpBitonic,
-        outputs_per_thread: CUSTOM_MERGE_OUTPUTS,
-        merge_threads: 0,
-    };
-    Ok(SortOptions { merge_sort, presorted: Presorted::Never, ..*opts })
+    if opts.merge_sort != MergeSortConfig::default() && opts.merge_sort != CUSTOM_MERGE_SORT {
+        return Err(Error::BadConfig(format!(
+            "a user key type's merge sort runs one configuration, {CUSTOM_MERGE_SORT:?}: leave `merge_sort` at its default (asked for {:?})",
+            opts.merge_sort
+        )));
+    }
+    if opts.presorted == Presorted::Always {
+        return Err(Error::BadConfig(
+            "no scan for presorted input is built for user key types: use `Presorted::Auto` or `Never`".into(),
+        ));
+    }
+    Ok(SortOptions { merge_sort: CUSTOM_MERGE_SORT, presorted: Presorted::Never, ..*opts })
 }
 
-/// Outputs per lane of a user key type's warp merges: windows of 256.
-const CUSTOM_MERGE_OUTPUTS: u32 = 8;
+/// The merge sort of a user's keys, built from the parts a user's order
+/// cannot break: bitonic tiles of one block, warp bitonic merges
+/// (networks: they permute whatever `less` says) over windows of 256 whose
+/// splits are checked and repaired each pass; no scan for presorted input.
+const CUSTOM_MERGE_SORT: MergeSortConfig = MergeSortConfig {
+    tile: BLOCK_TILE as usize,
+    tile_sort: TileSort::BlockBitonic,
+    merge: MergeKernel::WarpBitonic,
+    outputs_per_thread: 8,
+    merge_threads: 0,
+};
 
 /// Keys of `T` with payloads of `val_bytes`, as the plans see them.
 fn custom_shape<T>(val_bytes: usize) -> SortShape {
@@ -226,5 +238,63 @@ impl Gpu {
         self.stream().memcpy_dtoh(&dev, keys)?;
         self.stream().synchronize()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Key2 {
+        a: u32,
+        b: u32,
+    }
+    impl Order for Key2 {
+        fn less(&self, o: &Self) -> bool {
+            (self.a, self.b) < (o.a, o.b)
+        }
+    }
+
+    #[test]
+    fn user_keys_run_their_merge_sort_or_refuse() {
+        // The default and the configuration itself run it, stable or not.
+        for asked in [MergeSortConfig::default(), CUSTOM_MERGE_SORT] {
+            for stable in [false, true] {
+                let opts = SortOptions { merge_sort: asked, stable, ..Default::default() };
+                let run = custom_options::<Key2>(&opts).unwrap();
+                assert_eq!((run.merge_sort, run.presorted, run.stable), (CUSTOM_MERGE_SORT, Presorted::Never, stable));
+            }
+        }
+        let bitonic = custom_options::<Key2>(&SortOptions::algorithm(Algorithm::Bitonic)).unwrap();
+        assert_eq!(bitonic.algorithm, Algorithm::Bitonic);
+        // Anything else is refused, never silently replaced.
+        let refused = [
+            SortOptions { merge_sort: MergeSortConfig { tile: 4096, ..Default::default() }, ..Default::default() },
+            SortOptions {
+                merge_sort: MergeSortConfig { merge: MergeKernel::WarpBitonic, ..Default::default() },
+                ..Default::default()
+            },
+            SortOptions {
+                merge_sort: MergeSortConfig { outputs_per_thread: 16, ..CUSTOM_MERGE_SORT },
+                ..Default::default()
+            },
+            SortOptions { presorted: Presorted::Always, ..Default::default() },
+            SortOptions::descending(),
+            SortOptions::algorithm(Algorithm::WarpsortPaper),
+        ];
+        for opts in refused {
+            assert!(matches!(custom_options::<Key2>(&opts), Err(Error::BadConfig(_))), "{opts:?}");
+        }
+        // A type the kernels cannot move: 6 bytes.
+        #[derive(Clone, Copy)]
+        struct Odd([u16; 3]);
+        impl Order for Odd {
+            fn less(&self, o: &Self) -> bool {
+                self.0 < o.0
+            }
+        }
+        assert!(matches!(custom_options::<Odd>(&SortOptions::default()), Err(Error::BadConfig(_))));
     }
 }
