@@ -2,9 +2,9 @@
 //! the input restored before each run (untimed), two warm-up runs, the median
 //! of `reps` timed runs.
 
-use warpsort::SortKey;
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::cudarc::driver::sys::CUevent_flags;
+use warpsort::{Gpu, SortKey};
 
 use super::{Bench, Result};
 
@@ -44,9 +44,15 @@ impl Bench<'_> {
 
     /// Times `step(true)` after an untimed `step(false)` (the reset) before
     /// every run: [`WARM_UPS`] warm-ups, then the median of `reps`.
-    pub fn time_reset(&self, mut step: impl FnMut(bool) -> warpsort::Result<()>) -> Result<f64> {
-        let s = self.gpu.stream();
-        let ctx = self.gpu.context();
+    pub fn time_reset(&self, step: impl FnMut(bool) -> warpsort::Result<()>) -> Result<f64> {
+        self.time_reset_on(self.gpu, step)
+    }
+
+    /// [`Bench::time_reset`] of work on another handle's stream (`on`: one
+    /// with a user key type's kernels).
+    pub fn time_reset_on(&self, on: &Gpu, mut step: impl FnMut(bool) -> warpsort::Result<()>) -> Result<f64> {
+        let s = on.stream();
+        let ctx = on.context();
         let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
         let (start, stop) = (ctx.new_event(flags)?, ctx.new_event(flags)?);
         let mut times = Vec::new();

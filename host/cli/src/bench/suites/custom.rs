@@ -7,11 +7,16 @@
 //! columns beside the harness's `orderby3`, CUB's and Thrust's stable sorts
 //! of an index array with a comparator over the columns); `u32` keys with
 //! 64-byte records (argsort, then the keys and records gathered) beside the
-//! harness's `rec64` pairs.
+//! harness's `rec64` pairs; a user key type (the `custom_key` example's
+//! `Trade`, its kernels built by `warpsort-build` in `build.rs`) beside the
+//! built-in tuple of the same fields, on the same keys.
 
 use std::cmp::Reverse;
 
-use warpsort::{Column, SortKey, SortOptions, Tuple};
+use rayon::slice::ParallelSliceMut;
+use trade_key::Trade;
+use warpsort::{Column, Gpu, SortKey, SortOptions, Tuple};
+use warpsort_key::Order;
 use warpsort_testkit::data::{Dist, FromPattern};
 
 use crate::bench::cub::{CubMode, Records};
@@ -60,6 +65,69 @@ pub fn custom(b: &mut Bench) -> Result<()> {
         b.argsort_row("custom", stable, Dist::Uniform, &table)?;
         order_by_rows(b, n)?;
         record_rows(b, n)?;
+        user_key_rows(b, n)?;
+    }
+    Ok(())
+}
+
+/// The kernels `build.rs` compiled for [`Trade`].
+const TRADE_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/warpsort_trade.ptx"));
+
+/// `Trade` (venue, price descending, id: `#[derive(Order)]`) sorted by
+/// [`Gpu::sort_custom`] and [`Gpu::sort_custom_pairs`] (`u32` values, the
+/// input positions) on a handle with its kernels, beside the built-in
+/// `(u32, Reverse<f32>, u32)` tuple of the same fields and the same keys;
+/// verified against the CPU's sort by the same `less` (keys bit for bit,
+/// values a permutation carried with their keys).
+fn user_key_rows(b: &mut Bench, n: usize) -> Result<()> {
+    type Builtin = Tuple<(u32, Reverse<f32>, u32)>;
+    let tuples = input::<Builtin>(Dist::Uniform, n);
+    let ws = SortOptions::default();
+    for pairs in [false, true] {
+        b.sort_row_with::<Builtin, u32>("custom", "warpsort".into(), ws, Dist::Uniform, pairs, &tuples)?;
+    }
+    let trades: Vec<Trade> = tuples.iter().map(|t| Trade { venue: t.0.0, price: t.0.1.0, id: t.0.2 }).collect();
+    drop(tuples);
+    let bits = |t: &Trade| (t.venue, t.price.to_bits(), t.id);
+    let mut want = trades.clone();
+    want.par_sort_unstable_by(Order::order); // equal in this order: the same bits
+    let user = Gpu::with_key_kernels(0, TRADE_PTX)?;
+    let s = user.stream().clone();
+    let pristine = s.clone_htod(&trades)?;
+    let mut work = s.clone_dtod(&pristine)?;
+    let positions: Vec<u32> = (0..n as u32).collect();
+    let vals_pristine = s.clone_htod(&positions)?;
+    let mut vals = s.clone_dtod(&vals_pristine)?;
+    for pairs in [false, true] {
+        let ms = b.time_reset_on(&user, |timed| match (timed, pairs) {
+            (false, _) => {
+                s.memcpy_dtod(&pristine, &mut work)?;
+                Ok(s.memcpy_dtod(&vals_pristine, &mut vals)?)
+            }
+            (true, false) => user.sort_custom(&mut work, &ws),
+            (true, true) => user.sort_custom_pairs(&mut work, &mut vals, &ws),
+        })?;
+        let got = s.clone_dtoh(&work)?;
+        let mut verified = got.len() == n && got.iter().zip(&want).all(|(g, w)| bits(g) == bits(w));
+        if pairs {
+            let v = s.clone_dtoh(&vals)?;
+            let mut seen = vec![false; n];
+            verified &= v.iter().zip(&got).all(|(&i, g)| {
+                let i = i as usize;
+                i < n && bits(&trades[i]) == bits(g) && !std::mem::replace(&mut seen[i], true)
+            });
+        }
+        b.report.push(Row {
+            suite: "custom",
+            algo: "warpsort user type (warpsort-build)".into(),
+            dtype: Builtin::NAME,
+            pairs,
+            dist: Dist::Uniform.name(),
+            n,
+            ms,
+            bytes_per_key: 2 * (size_of::<Trade>() + if pairs { 4 } else { 0 }),
+            verified,
+        });
     }
     Ok(())
 }
