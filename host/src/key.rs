@@ -512,12 +512,21 @@ payload!(u64: u64, i64, f64);
 pub trait SortIndex: Payload {
     /// The largest length whose positions this type holds.
     const MAX_LEN: usize;
+    /// Position `i` (at most [`SortIndex::MAX_LEN`]).
+    #[doc(hidden)]
+    fn position(i: usize) -> Self;
 }
 impl SortIndex for u32 {
     const MAX_LEN: usize = u32::MAX as usize;
+    fn position(i: usize) -> Self {
+        i as u32
+    }
 }
 impl SortIndex for u64 {
     const MAX_LEN: usize = usize::MAX;
+    fn position(i: usize) -> Self {
+        i as u64
+    }
 }
 
 /// Sort direction.

@@ -189,6 +189,51 @@ fn argsort_of_host_keys(g: &Gpu) {
             assert!(cpu::is_argsort_of(&input, &p, order), "argsort n={n} {order:?}");
         }
     }
+    // Beyond the GPU (limits below the streamed argsort's needs): a copy of
+    // the keys sorted with their positions; u32 and u64 positions, stable
+    // and not, keys of one word and stored as fields.
+    argsort_beyond::<f64>(g, Dist::FewUnique);
+    argsort_beyond::<u32>(g, Dist::Uniform);
+    argsort_beyond::<i16>(g, Dist::Zipf);
+    argsort_beyond::<i64>(g, Dist::AllEqual);
+    // A fault in the host sort comes back as an error (the keys are only read).
+    let input: Vec<u32> = keys(Dist::Uniform, 100_003, seed("argsort fault", 0));
+    for phase in [Phase::Runs, Phase::Merge] {
+        let o =
+            HostOptions { memory_limit: Some(512 << 10), fault: Some(Fault { phase, after: 0 }), ..Default::default() };
+        assert!(matches!(g.argsort_host::<u32, u32>(&input, &o), Err(Error::Injected(_))), "fault in {phase:?}");
+    }
+}
+
+fn argsort_beyond<K: SortKey>(g: &Gpu, dist: Dist)
+where
+    K::Bits: FromPattern,
+{
+    let progressed = Mutex::new(0u64);
+    let note = |p: Progress| *progressed.lock().unwrap() += u64::from(p.out_of_core);
+    for n in [0, 1, 33, 4097, 100_003, 1_000_003] {
+        let input: Vec<K> = keys(dist, n, seed("argsort beyond", n));
+        for limit in [Some(512 << 10), Some(3 << 20)] {
+            for order in [Order::Ascending, Order::Descending] {
+                let stable = HostOptions {
+                    sort: SortOptions { order, stable: true, ..Default::default() },
+                    memory_limit: limit,
+                    staging_bytes: SMALL_STAGING,
+                    progress: Some(&note),
+                    ..Default::default()
+                };
+                let what = format!("{} n={n} {order:?} limit {limit:?}", K::NAME);
+                let p: Vec<u64> = g.argsort_host(&input, &stable).unwrap_or_else(|e| panic!("stable {what}: {e}"));
+                let want: Vec<u64> = cpu::argsort(&input, order).into_iter().map(|i| i as u64).collect();
+                assert_eq!(p, want, "stable argsort beyond the GPU, {what}");
+                let plain = HostOptions { sort: SortOptions { order, ..Default::default() }, ..stable };
+                let p: Vec<u32> = g.argsort_host(&input, &plain).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let p: Vec<usize> = p.into_iter().map(|i| i as usize).collect();
+                assert!(cpu::is_argsort_of(&input, &p, order), "argsort beyond the GPU, {what}");
+            }
+        }
+    }
+    assert!(*progressed.lock().unwrap() > 0, "{}: no argsort went beyond the GPU", K::NAME);
 }
 
 /// Pinned host memory of `n` items holding `data`.

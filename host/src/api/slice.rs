@@ -1,11 +1,10 @@
 //! Sorts of host slices: full sorts through the host sorts (`hostsort`:
 //! streamed through pinned buffers, beyond the GPU's memory when needed),
-//! argsort streamed up and down, segmented sorts copied up and back.
+//! argsorts through `hostsort` too, segmented sorts copied up and back.
 
 use super::same_len;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::gpu::staging::{Down, Up};
 use crate::hostsort::HostOptions;
 use crate::key::{Order, Payload, SortKey};
 use crate::options::SortOptions;
@@ -60,7 +59,8 @@ impl Gpu {
         self.sort_pairs_host(keys, vals, &HostOptions::from(*opts))
     }
 
-    /// [`Gpu::argsort`] of a host slice: the permutation as a `Vec`.
+    /// [`Gpu::argsort`] of a host slice: the permutation as a `Vec` (see
+    /// [`Gpu::argsort_host`]).
     ///
     /// ```no_run
     /// let gpu = warpsort::Gpu::new()?;
@@ -68,36 +68,7 @@ impl Gpu {
     /// # Ok::<(), warpsort::Error>(())
     /// ```
     pub fn argsort_slice<K: SortKey>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<u32>> {
-        let n = keys.len();
-        if super::wide::<K>().is_none() {
-            super::argsort::argsort_plan::<K>(self, opts, n, 4)?;
-        }
-        super::argsort::check_len(n, 4, opts)?;
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        let mut staging = self.staging(0)?;
-        let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
-        let r = (|| {
-            let dk = crate::gpu::scratch::alloc_bytes(self.stream(), size_of_val(keys))?;
-            lanes.up_after_stream(self.stream())?;
-            lanes.run(&mut [Up::new(keys, self.ptr(&dk))], &mut [])?;
-            self.stream().wait(&lanes.up_done()?)?;
-            let dk = dk.as_view();
-            // SAFETY: the bytes are `n` keys of `K` just copied up; the view
-            // lives as long as `dk`.
-            let dk = unsafe { dk.transmute::<K>(n) }.ok_or(Error::TooLong { len: n, max: n })?;
-            let p = self.argsort(&dk, opts)?;
-            let mut out = vec![0u32; n];
-            lanes.down_after(&self.stream().record_event(None)?)?;
-            let mut down = [Down::new(self.ptr(&p), &mut out)];
-            while lanes.step_down(&mut down[0])? {}
-            Ok(out)
-        })();
-        if r.is_err() {
-            lanes.quiesce();
-        }
-        r
+        self.argsort_host(keys, &HostOptions::from(*opts))
     }
 
     /// [`Gpu::sort_segments_by_offsets`] of host slices (copied to the GPU

@@ -31,7 +31,7 @@ use std::fmt;
 
 use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::key::{Payload, SortKey};
+use crate::key::{Payload, SortIndex, SortKey};
 use crate::options::SortOptions;
 
 /// A pass of a host sort, for [`Progress`].
@@ -170,5 +170,29 @@ impl Gpu {
         opts: &HostOptions,
     ) -> Result<()> {
         self.host_sort(keys, Some(vals), opts)
+    }
+
+    /// The permutation that sorts host keys (which stay unchanged), as
+    /// [`Gpu::argsort`] gives it, with positions of `I` (`u32` or `u64`),
+    /// at any length `I` can count. When the keys, the positions and the
+    /// argsort's storage fit the memory limit the keys stream up and the
+    /// positions down; beyond it (or past the GPU argsort's stable limit of
+    /// `u32::MAX` keys) a copy of the keys is sorted with their positions as
+    /// values by [`Gpu::sort_pairs_host`], on the GPU or beyond it, and the
+    /// positions come back. Keys wider than one word argsort in GPU memory
+    /// only. On error nothing is returned and the keys are as they were.
+    ///
+    /// ```no_run
+    /// use warpsort::{HostOptions, SortOptions};
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let keys = vec![2.5f32, -1.0, 2.5, 0.0];
+    /// // At most 1 MiB of device memory: this small input still fits.
+    /// let opts = HostOptions { sort: SortOptions { stable: true, ..Default::default() }, memory_limit: Some(1 << 20), ..Default::default() };
+    /// let p: Vec<u64> = gpu.argsort_host(&keys, &opts)?;
+    /// assert_eq!(p, [1, 3, 0, 2]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn argsort_host<K: SortKey, I: SortIndex>(&self, keys: &[K], opts: &HostOptions) -> Result<Vec<I>> {
+        self.host_argsort(keys, opts)
     }
 }

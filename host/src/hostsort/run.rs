@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::gpu::scratch::{Scratch, alloc_bytes};
 use crate::gpu::staging::{Down, Lanes, Up};
-use crate::key::{Bits, Order, Payload, SortKey};
+use crate::key::{Bits, Order, Payload, SortIndex, SortKey};
 use crate::launch::{DevPtr, ItemKind, Items};
 use crate::options::{Presorted, SortOptions};
 use crate::plan::SortShape;
@@ -174,13 +174,7 @@ impl Gpu {
             return self.host_sort_wide(keys, vals, opts, fields);
         }
         let w = Work { n, kind: ItemKind::new(size_of::<K::Bits>(), vb), fields: K::FIELDS };
-        let limit = match opts.memory_limit {
-            Some(l) => l,
-            None => {
-                let free = self.context().mem_get_info()?.0;
-                free - STREAMING.margin_bytes.min(free / 8)
-            }
-        };
+        let limit = self.host_memory_limit(opts)?;
         let plan = StreamPlan::new(&opts.sort, w, limit, self.policy())?;
         if n < 2 {
             return Ok(());
@@ -202,6 +196,81 @@ impl Gpu {
                 c.out_of_core(lanes, runs, *run, *bucket, *run_temp, keys, vals)
             }
         };
+        if r.is_err() {
+            lanes.quiesce();
+        }
+        r
+    }
+
+    /// The device memory a host sort may use: the caller's limit, or what
+    /// the device has free less a margin.
+    fn host_memory_limit(&self, opts: &HostOptions) -> Result<usize> {
+        Ok(match opts.memory_limit {
+            Some(l) => l,
+            None => {
+                let free = self.context().mem_get_info()?.0;
+                free - STREAMING.margin_bytes.min(free / 8)
+            }
+        })
+    }
+
+    /// [`Gpu::argsort_host`]: streamed when the GPU argsort fits the limit
+    /// (and its length limits), else a host sort of a copy of the keys with
+    /// their positions.
+    pub(crate) fn host_argsort<K: SortKey, I: SortIndex>(&self, keys: &[K], opts: &HostOptions) -> Result<Vec<I>> {
+        let n = keys.len();
+        if n > I::MAX_LEN {
+            return Err(Error::TooLong { len: n, max: I::MAX_LEN });
+        }
+        let ib = size_of::<I>();
+        let streamed = if crate::api::wide::<K>().is_some() {
+            true
+        } else if crate::api::argsort::check_len(n, ib, &opts.sort).is_ok() {
+            // The keys up, the positions, the argsort's storage.
+            let temp = crate::api::argsort::argsort_plan::<K>(self, &opts.sort, n, ib)?.temp_bytes;
+            n * (size_of::<K>() + ib) + temp <= self.host_memory_limit(opts)?
+        } else {
+            false
+        };
+        if streamed {
+            return self.argsort_streamed(keys, &opts.sort);
+        }
+        let mut copy = keys.to_vec();
+        let mut positions: Vec<I> = (0..n).map(I::position).collect();
+        self.host_sort(&mut copy, Some(&mut positions), opts)?;
+        Ok(positions)
+    }
+
+    /// The keys streamed up, argsorted on the GPU, the positions streamed down.
+    fn argsort_streamed<K: SortKey, I: SortIndex>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<I>> {
+        let n = keys.len();
+        if crate::api::wide::<K>().is_none() {
+            crate::api::argsort::argsort_plan::<K>(self, opts, n, size_of::<I>())?;
+        }
+        crate::api::argsort::check_len(n, size_of::<I>(), opts)?;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let mut staging = self.staging(0)?;
+        let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
+        let r = (|| {
+            let dk = alloc_bytes(self.stream(), size_of_val(keys))?;
+            lanes.up_after_stream(self.stream())?;
+            lanes.run(&mut [Up::new(keys, self.ptr(&dk))], &mut [])?;
+            self.stream().wait(&lanes.up_done()?)?;
+            let dk = dk.as_view();
+            // SAFETY: the bytes are `n` keys of `K` just copied up; the view
+            // lives as long as `dk`.
+            let dk = unsafe { dk.transmute::<K>(n) }.ok_or(Error::TooLong { len: n, max: n })?;
+            // SAFETY: argsort_into writes every element before it returns Ok.
+            let mut p = unsafe { self.stream().alloc::<I>(n) }?;
+            self.argsort_into(&dk, &mut p, opts)?;
+            let mut out = vec![I::position(0); n];
+            lanes.down_after(&self.stream().record_event(None)?)?;
+            let mut down = [Down::new(self.ptr(&p), &mut out)];
+            while lanes.step_down(&mut down[0])? {}
+            Ok(out)
+        })();
         if r.is_err() {
             lanes.quiesce();
         }
