@@ -20,7 +20,7 @@ use std::cmp::Reverse;
 use std::time::Instant;
 
 use trade_key::{Hand, Trade};
-use warpsort::cudarc::driver::CudaSlice;
+use warpsort::cudarc::driver::{CudaSlice, DeviceRepr};
 use warpsort::{Algorithm, Error, Gpu, SortOptions, Tuple};
 use warpsort_key::Order;
 
@@ -157,6 +157,34 @@ fn check_hands(gpu: &Gpu, n: usize, rng: &mut Rng) -> Result<(), Fail> {
     Ok(())
 }
 
+/// Gkeys/s of the merge and the bitonic sort of `fresh`'s keys by `sort`
+/// on `on`'s stream: each of 3 timed runs (after a warm-up) sorts a fresh
+/// copy, the copy included.
+fn rates<T: DeviceRepr>(
+    on: &Gpu,
+    fresh: &CudaSlice<T>,
+    sort: impl Fn(&mut CudaSlice<T>, &SortOptions) -> Result<(), Error>,
+) -> Result<String, Fail> {
+    let mut d = fresh.clone();
+    let mut out = Vec::new();
+    for algo in [Algorithm::MergeSort, Algorithm::Bitonic] {
+        let opts = SortOptions::algorithm(algo);
+        let mut run = || -> Result<(), Error> {
+            on.stream().memcpy_dtod(fresh, &mut d)?;
+            sort(&mut d, &opts)
+        };
+        run()?; // warm-up
+        on.stream().synchronize()?;
+        let t = Instant::now();
+        for _ in 0..3 {
+            run()?;
+        }
+        on.stream().synchronize()?;
+        out.push(format!("{algo:?} {:.2}", fresh.len() as f64 / (t.elapsed().as_secs_f64() / 3.0) / 1e9));
+    }
+    Ok(out.join(", "))
+}
+
 fn main() -> Result<(), Fail> {
     let big: usize = std::env::args().nth(1).map_or(Ok(1 << 24), |a| a.parse())?;
     // The largest checked size (smaller under compute-sanitizer).
@@ -201,46 +229,11 @@ fn main() -> Result<(), Fail> {
 
     // Time: the user type beside the built-in tuple with the same fields.
     let keys = trades("uniform", big, &mut rng);
-    // Seconds per call of `f`, whose work runs on `on`'s stream.
-    let time = |on: &Gpu, f: &mut dyn FnMut() -> Result<(), Error>| -> Result<f64, Fail> {
-        f()?; // warm-up
-        on.stream().synchronize()?;
-        let t = Instant::now();
-        for _ in 0..3 {
-            f()?;
-        }
-        on.stream().synchronize()?;
-        Ok(t.elapsed().as_secs_f64() / 3.0)
-    };
-    let fresh: CudaSlice<Trade> = gpu.stream().clone_htod(&keys)?;
-    let mut d = fresh.clone();
-    let mut user = Vec::new();
-    for algo in [Algorithm::MergeSort, Algorithm::Bitonic] {
-        let opts = SortOptions::algorithm(algo);
-        let t = time(&gpu, &mut || {
-            gpu.stream().memcpy_dtod(&fresh, &mut d)?;
-            gpu.sort_custom(&mut d, &opts)
-        })?;
-        user.push(format!("{algo:?} {:.2}", big as f64 / t / 1e9));
-    }
+    let user = rates(&gpu, &gpu.stream().clone_htod(&keys)?, |d, o| gpu.sort_custom(d, o))?;
     let builtin = Gpu::new()?;
     let tuples: Vec<Tuple<(u32, Reverse<f32>, u32)>> =
         keys.iter().map(|t| Tuple((t.venue, Reverse(t.price), t.id))).collect();
-    let tfresh = builtin.stream().clone_htod(&tuples)?;
-    let mut td = tfresh.clone();
-    let mut rates = Vec::new();
-    for algo in [Algorithm::MergeSort, Algorithm::Bitonic] {
-        let opts = SortOptions::algorithm(algo);
-        let t = time(&builtin, &mut || {
-            builtin.stream().memcpy_dtod(&tfresh, &mut td)?;
-            builtin.sort_with(&mut td, &opts)
-        })?;
-        rates.push(format!("{algo:?} {:.2}", big as f64 / t / 1e9));
-    }
-    println!(
-        "{big} trades, Gkeys/s (each with a copy): user type {}; built-in (u32, Reverse<f32>, u32) {}",
-        user.join(", "),
-        rates.join(", ")
-    );
+    let tuple = rates(&builtin, &builtin.stream().clone_htod(&tuples)?, |d, o| builtin.sort_with(d, o))?;
+    println!("{big} trades, Gkeys/s (each with a copy): user type {user}; built-in (u32, Reverse<f32>, u32) {tuple}");
     Ok(())
 }
