@@ -5,6 +5,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use super::{items, shape};
 use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
+use crate::exec::wide::WideItems;
 use crate::gpu::Gpu;
 use crate::key::{SortIndex, SortKey};
 use crate::options::SortOptions;
@@ -122,7 +123,7 @@ impl Gpu {
             let (k, _k) = self.addr(keys, "keys")?;
             let (o, _o) = self.addr_mut(out, "positions")?;
             let pass = |it: &crate::launch::Items, o: &SortOptions| self.full_pass(it, o);
-            return self.argsort_wide(k, n, fields, opts, o, ib, &pass);
+            return self.argsort_wide(&WideItems::keys(k, n, fields), opts, o, ib, &pass);
         }
         let plan = argsort_plan::<K>(self, opts, n, ib)?;
         if out.len() != n {

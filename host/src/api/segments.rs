@@ -10,6 +10,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use super::{items, shape};
 use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
+use crate::exec::wide::WideItems;
 use crate::exec::wide::{check_wide, pass_shape};
 use crate::gpu::Gpu;
 use crate::gpu::scratch::alloc_bytes;
@@ -301,7 +302,7 @@ impl Gpu {
         let n = keys.len();
         let (k, _k) = self.addr_mut(keys, "keys")?;
         if let Some(fields) = super::wide::<K>() {
-            return self.sort_wide(k, 0, 0, n, fields, opts, &|it, o| self.wide_pass(it, o, cut));
+            return self.sort_wide(WideItems::keys(k, n, fields), opts, &|it, o| self.wide_pass(it, o, cut));
         }
         self.segmented(&items::<K>(k, 0, 0, n), shape::<K>(0), K::MODE | opts.order.mode(), cut, opts, 0, false)
     }
@@ -316,7 +317,8 @@ impl Gpu {
         let p = self.pairs(keys, vals, opts)?;
         if let Some(fields) = super::wide::<K>() {
             let pass = |it: &Items, o: &SortOptions| self.wide_pass(it, o, cut);
-            return self.sort_wide(p.items.keys, p.items.vals, p.val_bytes, p.items.n, fields, opts, &pass);
+            let w = WideItems { raw: p.items.keys, vals: p.items.vals, val_bytes: p.val_bytes, n: p.items.n, fields };
+            return self.sort_wide(w, opts, &pass);
         }
         self.segmented(&p.items, p.shape, p.mode, cut, opts, p.val_bytes, opts.stable)
     }
@@ -341,12 +343,12 @@ impl Gpu {
                 let (o, _o) = self.addr_mut(&mut out, "positions")?;
                 let pass = |it: &Items, opts: &SortOptions| self.wide_pass(it, opts, cut);
                 match positions {
-                    Positions::Global => self.wide_permutation(k, n, fields, opts, o, &pass)?,
+                    Positions::Global => self.wide_permutation(&WideItems::keys(k, n, fields), opts, o, &pass)?,
                     Positions::InRows(_) => {
                         // Positions in their rows: `i % row` gathered by the permutation.
                         let (global, rows) = (alloc_bytes(self.stream(), n * 4)?, alloc_bytes(self.stream(), n * 4)?);
                         let (g, r) = (self.ptr(&global), self.ptr(&rows));
-                        self.wide_permutation(k, n, fields, opts, g, &pass)?;
+                        self.wide_permutation(&WideItems::keys(k, n, fields), opts, g, &pass)?;
                         self.positions(positions, r, n)?;
                         self.gather_values(4, r, g, o, n)?;
                     }

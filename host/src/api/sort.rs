@@ -5,6 +5,7 @@ use cudarc::driver::DevicePtrMut;
 
 use super::{Pairs, items, shape, wide};
 use crate::error::Result;
+use crate::exec::wide::WideItems;
 use crate::gpu::Gpu;
 use crate::gpu::scratch::Scratch;
 use crate::key::{Payload, SortKey};
@@ -82,7 +83,7 @@ impl Gpu {
         let n = keys.len();
         let (k, _k) = self.addr_mut(keys, "keys")?;
         if let Some(fields) = wide::<K>() {
-            return self.sort_wide(k, 0, 0, n, fields, opts, &|it, o| self.full_pass(it, o));
+            return self.sort_wide(WideItems::keys(k, n, fields), opts, &|it, o| self.full_pass(it, o));
         }
         self.sort_items(&items::<K>(k, 0, 0, n), shape::<K>(0), K::MODE | opts.order.mode(), opts, scratch)
     }
@@ -142,7 +143,11 @@ impl Gpu {
         let Pairs { items, shape, mode, val_bytes, .. } = self.pairs(keys, vals, opts)?;
         if let Some(fields) = wide::<K>() {
             let pass = |it: &Items, o: &SortOptions| self.full_pass(it, o);
-            return self.sort_wide(items.keys, items.vals, val_bytes, items.n, fields, opts, &pass);
+            return self.sort_wide(
+                WideItems { raw: items.keys, vals: items.vals, val_bytes, n: items.n, fields },
+                opts,
+                &pass,
+            );
         }
         self.sort_pair_items(&items, shape, mode, opts, scratch)
     }

@@ -21,6 +21,24 @@ use crate::launch::{DevPtr, ItemKind, Items};
 use crate::options::SortOptions;
 use crate::plan::SortShape;
 
+/// `n` keys stored as `fields` at `raw` in device memory, with values of
+/// `val_bytes` each at `vals` that move with them (0 bytes: none).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WideItems {
+    pub raw: DevPtr,
+    pub vals: DevPtr,
+    pub val_bytes: usize,
+    pub n: usize,
+    pub fields: Fields,
+}
+
+impl WideItems {
+    /// Keys alone.
+    pub fn keys(raw: DevPtr, n: usize, fields: Fields) -> Self {
+        WideItems { raw, vals: 0, val_bytes: 0, n, fields }
+    }
+}
+
 /// One pass: sorts `(u64 word, u32 position)` items with the options given.
 pub(crate) type Pass<'a> = &'a dyn Fn(&Items, &SortOptions) -> Result<()>;
 
@@ -42,18 +60,11 @@ impl Gpu {
         self.sort_pair_items(items, pass_shape(), 0, opts, None)
     }
 
-    /// Writes at `out` the `u32` positions that sort the `n` keys stored as
-    /// `fields` at `raw` (left unchanged) with `opts` (stable when
-    /// `opts.stable`), each word sorted by `pass`.
-    pub(crate) fn wide_permutation(
-        &self,
-        raw: DevPtr,
-        n: usize,
-        fields: Fields,
-        opts: &SortOptions,
-        out: DevPtr,
-        pass: Pass,
-    ) -> Result<()> {
+    /// Writes at `out` the `u32` positions that sort the keys of `w` (left
+    /// unchanged) with `opts` (stable when `opts.stable`), each word sorted
+    /// by `pass`.
+    pub(crate) fn wide_permutation(&self, w: &WideItems, opts: &SortOptions, out: DevPtr, pass: Pass) -> Result<()> {
+        let WideItems { raw, n, fields, .. } = *w;
         let words = fields.words(64);
         let m = opts.order.mode();
         let word = |j: usize, dst: DevPtr| self.encode_keys(ItemKind::U64, fields.word(&words, j), raw, dst, n, m);
@@ -94,21 +105,12 @@ impl Gpu {
         Ok(())
     }
 
-    /// Sorts the `n` keys stored as `fields` at `raw` in place with `opts`,
-    /// moving the values of `val_bytes` at `vals` (0 bytes: none) with them.
-    /// Everything it needs is allocated first and the caller's buffers are
-    /// written only by the last copies: on error they are as they were.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn sort_wide(
-        &self,
-        raw: DevPtr,
-        vals: DevPtr,
-        val_bytes: usize,
-        n: usize,
-        fields: Fields,
-        opts: &SortOptions,
-        pass: Pass,
-    ) -> Result<()> {
+    /// Sorts the keys of `w` in place with `opts`, moving the values with
+    /// them. Everything it needs is allocated first and the caller's
+    /// buffers are written only by the last copies: on error they are as
+    /// they were.
+    pub(crate) fn sort_wide(&self, w: WideItems, opts: &SortOptions, pass: Pass) -> Result<()> {
+        let WideItems { raw, vals, val_bytes, n, fields } = w;
         check_wide(n, opts)?;
         if n < 2 {
             return Ok(());
@@ -120,7 +122,7 @@ impl Gpu {
         let records = alloc_bytes(s, n * stride)?;
         let moved = alloc_bytes(s, n * val_bytes.max(1))?;
         let (p, r, m) = (self.ptr(&positions), self.ptr(&records), self.ptr(&moved));
-        self.wide_permutation(raw, n, fields, opts, p, pass)?;
+        self.wide_permutation(&w, opts, p, pass)?;
         self.gather_records(raw, p, r, n, stride)?;
         if val_bytes > 0 {
             self.gather_values(val_bytes, vals, p, m, n)?;
@@ -129,30 +131,28 @@ impl Gpu {
         self.copy_dtod(raw, r, n * stride)
     }
 
-    /// The positions that sort the `n` keys stored as `fields` at `raw`, as
+    /// The positions that sort the keys of `w` (its values unused), as
     /// `out_bytes` (4 or 8) each at `out`.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn argsort_wide(
         &self,
-        raw: DevPtr,
-        n: usize,
-        fields: Fields,
+        w: &WideItems,
         opts: &SortOptions,
         out: DevPtr,
         out_bytes: usize,
         pass: Pass,
     ) -> Result<()> {
+        let n = w.n;
         check_wide(n, opts)?;
         if n == 0 {
             return Ok(());
         }
         if out_bytes == 4 {
-            return self.wide_permutation(raw, n, fields, opts, out, pass);
+            return self.wide_permutation(w, opts, out, pass);
         }
         let s = self.stream();
         let (positions, iota) = (alloc_bytes(s, n * 4)?, alloc_bytes(s, n * 8)?);
         let (p, i) = (self.ptr(&positions), self.ptr(&iota));
-        self.wide_permutation(raw, n, fields, opts, p, pass)?;
+        self.wide_permutation(w, opts, p, pass)?;
         self.iota(ItemKind::U64, i, n)?;
         self.gather_values(8, i, p, out, n)
     }

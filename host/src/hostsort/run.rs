@@ -13,6 +13,7 @@ use super::plan::{self, Route, StreamPlan, Work};
 use super::{HostOptions, Phase, Progress};
 use crate::api::same_len;
 use crate::error::{Error, Result};
+use crate::exec::wide::WideItems;
 use crate::gpu::Gpu;
 use crate::gpu::scratch::{Scratch, alloc_bytes};
 use crate::gpu::staging::{Down, Lanes, Up};
@@ -150,7 +151,8 @@ impl Gpu {
             None => None,
         };
         let vp = dv.as_ref().map_or(0, |d| self.ptr(d));
-        self.sort_wide(self.ptr(&dk), vp, vb, n, fields, &opts.sort, &|it, o| self.full_pass(it, o))?;
+        let w = WideItems { raw: self.ptr(&dk), vals: vp, val_bytes: vb, n, fields };
+        self.sort_wide(w, &opts.sort, &|it, o| self.full_pass(it, o))?;
         s.memcpy_dtoh(&dk, keys)?;
         if let (Some(v), Some(dv)) = (vals, &dv) {
             s.memcpy_dtoh(dv, v)?;
