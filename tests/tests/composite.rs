@@ -231,17 +231,29 @@ fn host_slices_in_core_and_beyond(g: &Gpu) {
         host::<Three>(g, n, &limits);
         host::<[u8; 8]>(g, n, &limits);
         host::<U16U16>(g, n, &limits);
-        host::<U64U32>(g, n, &[None]);
-        host::<[u8; 16]>(g, n, &[None]);
+        host::<U64U32>(g, n, &limits);
+        host::<[u8; 16]>(g, n, &limits);
     }
-    // Keys wider than a word sort in the GPU's memory only: beyond the
-    // limit, a typed error before anything moves.
-    let input: Vec<Wide3> = keys(Dist::Uniform, 300_007, 4);
+    // Keys wider than a word beyond the limit (above, and here their
+    // argsorts): one host sort of `(word, position)` per word.
+    let input: Vec<Wide3> = keys(Dist::FewUnique, 300_007, 4);
+    for order in [Order::Ascending, Order::Descending] {
+        let o = HostOptions {
+            sort: opts(Algorithm::MergeSort, order, true),
+            memory_limit: Some(1 << 20),
+            ..Default::default()
+        };
+        let p: Vec<u32> = g.argsort_host(&input, &o).unwrap();
+        let want: Vec<u32> = cpu::argsort(&input, order).into_iter().map(|i| i as u32).collect();
+        assert_eq!(p, want, "stable argsort of wide keys beyond the limit, {order:?}");
+    }
+    // A fault in a word's pass: an error, the keys as they were.
     let mut got = input.clone();
-    let o = HostOptions { memory_limit: Some(1 << 20), ..Default::default() };
+    let fault = Some(warpsort::Fault { phase: warpsort::Phase::Merge, after: 1 << 16 });
+    let o = HostOptions { memory_limit: Some(1 << 20), fault, ..Default::default() };
     let e = g.sort_host(&mut got, &o).unwrap_err();
-    assert!(matches!(e, warpsort::Error::MemoryLimit { .. }), "{e:?}");
-    assert!(got.iter().zip(&input).all(|(a, b)| a.to_bits() == b.to_bits()), "refused, yet changed");
+    assert!(matches!(e, warpsort::Error::Injected(_)), "{e:?}");
+    assert!(got.iter().zip(&input).all(|(a, b)| a.to_bits() == b.to_bits()), "failed, yet changed");
     // Plain tuples sort in place through `Tuple::slice`.
     let mut rows = vec![(2u16, Reverse(10.5f32)), (1, Reverse(3.0)), (2, Reverse(99.0)), (1, Reverse(-0.0))];
     g.sort_slice(Tuple::slice(&mut rows)).unwrap();

@@ -179,8 +179,9 @@ impl Gpu {
     /// positions down; beyond it (or past the GPU argsort's stable limit of
     /// `u32::MAX` keys) a copy of the keys is sorted with their positions as
     /// values by [`Gpu::sort_pairs_host`], on the GPU or beyond it, and the
-    /// positions come back. Keys wider than one word argsort in GPU memory
-    /// only. On error nothing is returned and the keys are as they were.
+    /// positions come back (keys wider than one word: one such sort of
+    /// `(word, position)` pairs per word, least significant first). On
+    /// error nothing is returned and the keys are as they were.
     ///
     /// ```no_run
     /// use warpsort::{HostOptions, SortOptions};

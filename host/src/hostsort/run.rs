@@ -115,11 +115,11 @@ impl Ctx<'_> {
 }
 
 impl Gpu {
-    /// A host sort of keys wider than a word: in the GPU's memory only (the
-    /// keys and values copied up, sorted by [`Gpu::sort_wide`], copied
-    /// back), refused with [`Error::MemoryLimit`] before anything moves when
-    /// they do not fit the limit (or the free memory). The host slices
-    /// change only once the sort has succeeded.
+    /// A host sort of keys wider than a word: in the GPU's memory when the
+    /// copies and the sort fit the limit (the keys and values copied up,
+    /// sorted by [`Gpu::sort_wide`], copied back), else beyond it
+    /// ([`Gpu::wide_permutation_host`], then keys and values permuted on the
+    /// host). The host slices change only once the sort has succeeded.
     fn host_sort_wide<K: SortKey, V: Payload>(
         &self,
         keys: &mut [K],
@@ -128,7 +128,7 @@ impl Gpu {
         fields: Fields,
     ) -> Result<()> {
         let n = keys.len();
-        crate::exec::wide::check_wide(n, &opts.sort)?;
+        opts.sort.validate()?;
         let vb = if vals.is_some() { size_of::<V>() } else { 0 };
         // The copies, the sort's records and values, its positions and two
         // words of each key, and a stable (u64, u32) pass's own storage.
@@ -138,10 +138,15 @@ impl Gpu {
             Some(l) => l,
             None => self.context().mem_get_info()?.0,
         };
-        if needed > limit {
-            return Err(Error::MemoryLimit { limit, needed });
-        }
         if n < 2 {
+            return Ok(());
+        }
+        if needed > limit || crate::exec::wide::check_wide(n, &opts.sort).is_err() {
+            let perm = self.wide_permutation_host(keys, opts)?;
+            permute(keys, &perm);
+            if let Some(v) = vals {
+                permute(v, &perm);
+            }
             return Ok(());
         }
         let s = self.stream();
@@ -158,6 +163,31 @@ impl Gpu {
             s.memcpy_dtoh(dv, v)?;
         }
         Ok(())
+    }
+
+    /// The positions that sort host keys wider than a word (left
+    /// unchanged), of any length, under any memory limit: the words of the
+    /// keys, least significant first, each gathered in the order so far (on
+    /// all cores) and host-sorted with the positions ([`Gpu::host_sort`]:
+    /// on the GPU or beyond it), every pass after the first stable (a radix
+    /// sort whose digits are words, as [`Gpu::sort_wide`] on the GPU). A
+    /// descending order sorts the words' complements.
+    pub(crate) fn wide_permutation_host<K: SortKey>(&self, keys: &[K], opts: &HostOptions) -> Result<Vec<u64>> {
+        use rayon::prelude::*;
+        let n = keys.len();
+        let words = K::Bits::WORDS;
+        let flip = if opts.sort.order == Order::Descending { u64::MAX } else { 0 };
+        let mut perm: Vec<u64> = (0..n as u64).collect();
+        let mut word = vec![0u64; n];
+        for j in (0..words).rev() {
+            word.par_iter_mut()
+                .zip(&perm)
+                .for_each(|(w, &p)| *w = keys[p as usize].to_bits().map(K::MODE).word(j) ^ flip);
+            let stable = opts.sort.stable || j + 1 < words;
+            let pass = SortOptions { order: Order::Ascending, stable, ..opts.sort };
+            self.host_sort(&mut word, Some(&mut perm), &HostOptions { sort: pass, ..*opts })?;
+        }
+        Ok(perm)
     }
 
     /// Plans and runs a host sort of `keys` (and `vals`).
@@ -218,24 +248,36 @@ impl Gpu {
 
     /// [`Gpu::argsort_host`]: streamed when the GPU argsort fits the limit
     /// (and its length limits), else a host sort of a copy of the keys with
-    /// their positions.
+    /// their positions (keys wider than a word: their words one at a time,
+    /// [`Gpu::wide_permutation_host`]).
     pub(crate) fn host_argsort<K: SortKey, I: SortIndex>(&self, keys: &[K], opts: &HostOptions) -> Result<Vec<I>> {
         let n = keys.len();
         if n > I::MAX_LEN {
             return Err(Error::TooLong { len: n, max: I::MAX_LEN });
         }
         let ib = size_of::<I>();
-        let streamed = if crate::api::wide::<K>().is_some() {
-            true
-        } else if crate::api::argsort::check_len(n, ib, &opts.sort).is_ok() {
+        let wide = crate::api::wide::<K>().is_some();
+        // The GPU's argsort of wide keys ranks them by `u32` positions.
+        let streamed = if crate::api::argsort::check_len(n, if wide { 4 } else { ib }, &opts.sort).is_err() {
+            false
+        } else if wide {
+            // The keys up, the positions; two words, the permutation and its
+            // `u64` form, and a stable (u64, u32) pass's storage.
+            let pass = SortOptions { stable: true, ..opts.sort };
+            n * (size_of::<K>() + ib + 16 + 12) + Gpu::sort_temp_bytes(&pass, n, 8, 4)
+                <= self.host_memory_limit(opts)?
+        } else {
             // The keys up, the positions, the argsort's storage.
             let temp = crate::api::argsort::argsort_plan::<K>(self, &opts.sort, n, ib)?.temp_bytes;
             n * (size_of::<K>() + ib) + temp <= self.host_memory_limit(opts)?
-        } else {
-            false
         };
         if streamed {
             return self.argsort_streamed(keys, &opts.sort);
+        }
+        if wide {
+            opts.sort.validate()?;
+            let perm = self.wide_permutation_host(keys, opts)?;
+            return Ok(perm.into_iter().map(|p| I::position(p as usize)).collect());
         }
         let mut copy = keys.to_vec();
         let mut positions: Vec<I> = (0..n).map(I::position).collect();
@@ -759,4 +801,11 @@ fn unaligned_val<V: Payload>(bytes: &[u8]) -> V {
     // SAFETY: `V` is a 4- or 8-byte number (`Payload`): every bit pattern is
     // a value; the read does not assume alignment.
     unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast::<V>()) }
+}
+
+/// `items` rearranged so that item `i` is the one at `perm[i]` before.
+fn permute<T: Copy + Send + Sync>(items: &mut [T], perm: &[u64]) {
+    use rayon::prelude::*;
+    let moved: Vec<T> = perm.par_iter().map(|&p| items[p as usize]).collect();
+    items.copy_from_slice(&moved);
 }
