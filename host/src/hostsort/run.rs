@@ -173,21 +173,9 @@ impl Gpu {
     /// sort whose digits are words, as [`Gpu::sort_wide`] on the GPU). A
     /// descending order sorts the words' complements.
     pub(crate) fn wide_permutation_host<K: SortKey>(&self, keys: &[K], opts: &HostOptions) -> Result<Vec<u64>> {
-        use rayon::prelude::*;
-        let n = keys.len();
-        let words = K::Bits::WORDS;
-        let flip = if opts.sort.order == Order::Descending { u64::MAX } else { 0 };
-        let mut perm: Vec<u64> = (0..n as u64).collect();
-        let mut word = vec![0u64; n];
-        for j in (0..words).rev() {
-            word.par_iter_mut()
-                .zip(&perm)
-                .for_each(|(w, &p)| *w = keys[p as usize].to_bits().map(K::MODE).word(j) ^ flip);
-            let stable = opts.sort.stable || j + 1 < words;
-            let pass = SortOptions { order: Order::Ascending, stable, ..opts.sort };
-            self.host_sort(&mut word, Some(&mut perm), &HostOptions { sort: pass, ..*opts })?;
-        }
-        Ok(perm)
+        permutation_by_words(keys, &opts.sort, |word, perm, sort| {
+            self.host_sort(word, Some(perm), &HostOptions { sort, ..*opts })
+        })
     }
 
     /// Plans and runs a host sort of `keys` (and `vals`).
@@ -808,4 +796,81 @@ fn permute<T: Copy + Send + Sync>(items: &mut [T], perm: &[u64]) {
     use rayon::prelude::*;
     let moved: Vec<T> = perm.par_iter().map(|&p| items[p as usize]).collect();
     items.copy_from_slice(&moved);
+}
+
+/// The positions that sort `keys` by `opts` (order, stability), one word at
+/// a time from the least significant: each word gathered in the order so
+/// far and sorted ascending with the positions by `pass` (with the options
+/// given: stable after the first word).
+fn permutation_by_words<K: SortKey>(
+    keys: &[K],
+    opts: &SortOptions,
+    mut pass: impl FnMut(&mut [u64], &mut [u64], SortOptions) -> Result<()>,
+) -> Result<Vec<u64>> {
+    use rayon::prelude::*;
+    let n = keys.len();
+    let words = K::Bits::WORDS;
+    let flip = if opts.order == Order::Descending { u64::MAX } else { 0 };
+    let mut perm: Vec<u64> = (0..n as u64).collect();
+    let mut word = vec![0u64; n];
+    for j in (0..words).rev() {
+        word.par_iter_mut().zip(&perm).for_each(|(w, &p)| *w = keys[p as usize].to_bits().map(K::MODE).word(j) ^ flip);
+        let stable = opts.stable || j + 1 < words;
+        pass(&mut word, &mut perm, SortOptions { order: Order::Ascending, stable, ..*opts })?;
+    }
+    Ok(perm)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Reverse;
+
+    use super::*;
+    use crate::key::Tuple;
+
+    /// The word passes with a CPU sort standing in for the host sort (an
+    /// unstable pass reverses ties, as a sort may): the permutation sorts
+    /// the keys in either order, stably when asked.
+    #[test]
+    fn word_passes_compose_into_the_order() {
+        type K = Tuple<(i16, Reverse<f64>, u64)>;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let keys: Vec<K> = (0..5000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                Tuple(((x % 5) as i16 - 2, Reverse(((x >> 8) % 4) as f64 - 1.5), (x >> 20) % 3))
+            })
+            .collect();
+        let cpu_pass = |w: &mut [u64], p: &mut [u64], o: SortOptions| -> Result<()> {
+            let mut items: Vec<(u64, u64)> = w.iter().copied().zip(p.iter().copied()).collect();
+            if o.stable {
+                items.sort_by_key(|t| t.0);
+            } else {
+                items.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            }
+            for (i, (a, b)) in items.into_iter().enumerate() {
+                (w[i], p[i]) = (a, b);
+            }
+            Ok(())
+        };
+        for order in [Order::Ascending, Order::Descending] {
+            for stable in [false, true] {
+                let opts = SortOptions { order, stable, ..Default::default() };
+                let perm = permutation_by_words(&keys, &opts, cpu_pass).unwrap();
+                let mut want: Vec<u64> = (0..keys.len() as u64).collect();
+                want.sort_by(|&a, &b| {
+                    let c = keys[a as usize].key_cmp(&keys[b as usize]);
+                    if order == Order::Descending { c.reverse() } else { c }
+                });
+                let got: Vec<K> = perm.iter().map(|&p| keys[p as usize]).collect();
+                let sorted: Vec<K> = want.iter().map(|&p| keys[p as usize]).collect();
+                assert!(got.iter().zip(&sorted).all(|(a, b)| a.to_bits() == b.to_bits()), "{order:?} stable {stable}");
+                if stable {
+                    assert_eq!(perm, want, "{order:?}: not stable");
+                }
+            }
+        }
+    }
 }
