@@ -1,13 +1,18 @@
 //! The multigpu suite: the distributed sort of uniform `u32` keys over 1, 2,
 //! 4 and 8 GPUs (as many as there are) beside one GPU's sort of the same
-//! keys, and NCCL's own all-to-all of the bytes the sort's exchange moved.
-//! Every result is checked on the GPUs (each share sorted, the shares in
-//! order, the fingerprints of the shares the input's).
+//! keys, and NCCL's own all-to-all of the bytes the sort's exchange moved;
+//! at the first size also key-value sorts (`u32` values, the input
+//! positions), stable and not, and a host slice sorted over the GPUs
+//! beside one GPU's host sort. Every result is checked (each share sorted,
+//! the shares in order, the fingerprints of the shares the input's; the
+//! stable ones' values rising within equal keys, on the host).
 
 use std::time::Instant;
 
+use rayon::slice::ParallelSliceMut;
 use warpsort::cudarc::driver::CudaSlice;
 use warpsort::{Cluster, DistOptions, DistReport, Gpu, Order, SortOptions};
+use warpsort_testkit::data::Dist;
 
 use crate::bench::report::Row;
 use crate::bench::timing::median;
@@ -95,6 +100,113 @@ pub fn multigpu(b: &mut Bench) -> Result<()> {
                 g.release_scratch()?;
             }
         }
+        if n == sizes[0] {
+            pair_rows(b, &clusters, keys)?;
+            host_rows(b, &clusters, keys)?;
+        }
+    }
+    Ok(())
+}
+
+/// Milliseconds of `f`: the median of up to 5 runs after a first one,
+/// whose result `check` verifies.
+fn timed<T>(
+    b: &Bench,
+    mut f: impl FnMut() -> Result<T>,
+    check: impl FnOnce(&T) -> Result<bool>,
+) -> Result<(f64, bool)> {
+    let first = f()?;
+    let ok = check(&first)?;
+    drop(first);
+    let mut times = Vec::new();
+    for _ in 0..b.opts.reps().min(5) {
+        let start = Instant::now();
+        f()?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok((median(times), ok))
+}
+
+/// Key-value rows, stable and not: one GPU's `sort_pairs`, then each
+/// cluster's, the values the input positions.
+fn pair_rows(b: &mut Bench, clusters: &[Cluster], keys: &[u32]) -> Result<()> {
+    let n = keys.len();
+    progress(&format!("distributed key-value sorts, n = 2^{}", n.trailing_zeros()));
+    for stable in [false, true] {
+        let sort = SortOptions { stable, ..Default::default() };
+        let label = |who: String| if stable { format!("{who} stable") } else { who };
+        b.sort_row_with::<u32, u32>("multigpu", label("warpsort-1gpu".into()), sort, Dist::Uniform, true, keys)?;
+        b.gpu.release_scratch()?;
+        for c in clusters {
+            let p = c.gpus().len();
+            let cut = |i: usize| i * n / p;
+            let (mut ks, mut vs) = (Vec::new(), Vec::new());
+            for (i, g) in c.gpus().iter().enumerate() {
+                let vals: Vec<u32> = (cut(i) as u32..cut(i + 1) as u32).collect();
+                ks.push(g.stream().clone_htod(&keys[cut(i)..cut(i + 1)])?);
+                vs.push(g.stream().clone_htod(&vals)?);
+            }
+            let opts = DistOptions { sort, ..Default::default() };
+            let (ms, ok) = timed(
+                b,
+                || Ok(c.sort_pairs(&ks, &vs, &opts)?),
+                |shares| {
+                    let (mut before, mut after, mut ok) = (0u64, 0u64, true);
+                    let mut last: Option<(u32, u32)> = None;
+                    for (g, ((k, v), (sk, sv))) in c.gpus().iter().zip(ks.iter().zip(&vs).zip(shares)) {
+                        before = before.wrapping_add(g.check(k, Some(v), Order::Ascending)?.fingerprint);
+                        let check = g.check(sk, Some(sv), Order::Ascending)?;
+                        after = after.wrapping_add(check.fingerprint);
+                        ok &= check.descents == 0;
+                        let (hk, hv) = (g.stream().clone_dtoh(sk)?, g.stream().clone_dtoh(sv)?);
+                        for (&k, &v) in hk.iter().zip(&hv) {
+                            ok &= last.is_none_or(|(lk, lv)| lk < k || (lk == k && (!stable || lv < v)));
+                            last = Some((k, v));
+                        }
+                    }
+                    Ok(ok && before == after)
+                },
+            )?;
+            b.report.push(Row {
+                pairs: true,
+                bytes_per_key: 16,
+                ..Row::u32_keys("multigpu", label(format!("warpsort-dist-{p}gpu")), n, ms, ok)
+            });
+            for g in c.gpus() {
+                g.release_scratch()?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A host slice of the keys sorted over each cluster (`Cluster::sort_slice`)
+/// beside one GPU's host sort (`Gpu::sort_slice`), host time of the whole
+/// call, verified on the host.
+fn host_rows(b: &mut Bench, clusters: &[Cluster], keys: &[u32]) -> Result<()> {
+    let n = keys.len();
+    progress(&format!("host slices over the GPUs, n = 2^{}", n.trailing_zeros()));
+    let mut want = keys.to_vec();
+    want.par_sort_unstable();
+    let mut work = keys.to_vec();
+    let gpu = b.gpu;
+    type HostSort<'a> = Box<dyn Fn(&mut [u32]) -> warpsort::Result<()> + 'a>;
+    let mut runs: Vec<(String, HostSort)> = vec![("warpsort-1gpu host slice".into(), Box::new(|k| gpu.sort_slice(k)))];
+    for c in clusters {
+        let label = format!("warpsort-dist-{}gpu host slice", c.gpus().len());
+        runs.push((label, Box::new(|k| c.sort_slice(k, &DistOptions::default()))));
+    }
+    for (label, sort) in runs {
+        let (ms, ok) = timed(
+            b,
+            || {
+                work.copy_from_slice(keys);
+                Ok(sort(&mut work)?)
+            },
+            |_| Ok(true),
+        )?;
+        let ok = ok && work == want;
+        b.report.push(Row::u32_keys("multigpu", label, n, ms, ok));
     }
     Ok(())
 }
