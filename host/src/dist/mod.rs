@@ -204,7 +204,11 @@ impl Cluster {
     }
 
     /// Sorts a host slice over the GPUs: split into equal parts, one per
-    /// GPU, sorted across them, and copied back in order.
+    /// GPU, each copied up through that GPU's pinned staging, sorted across
+    /// them, and copied back in order the same way. Until the copies back
+    /// the slice is only read: an error before them leaves it as it was;
+    /// a failed copy back comes back as an error, the slice not sorted (as
+    /// [`Gpu::sort_host`] on one GPU).
     ///
     /// ```no_run
     /// let cluster = warpsort::Cluster::all()?;
@@ -217,16 +221,12 @@ impl Cluster {
         let p = self.gpus.len();
         let len = keys.len();
         let cut = |i: usize| i * len / p;
-        let parts = (0..p)
-            .map(|i| self.gpus[i].stream().clone_htod(&keys[cut(i)..cut(i + 1)]).map_err(Error::from))
-            .collect::<Result<Vec<_>>>()?;
+        let parts =
+            (0..p).map(|i| self.gpus[i].upload_staged(&keys[cut(i)..cut(i + 1)])).collect::<Result<Vec<_>>>()?;
         let opts = DistOptions { balance: Balance::InputSizes, ..opts.clone() };
         let shares = self.sort(&parts, &opts)?;
         for (i, share) in shares.iter().enumerate() {
-            self.gpus[i].stream().memcpy_dtoh(share, &mut keys[cut(i)..cut(i + 1)])?;
-        }
-        for g in &self.gpus {
-            g.synchronize()?;
+            self.gpus[i].download_staged(share, &mut keys[cut(i)..cut(i + 1)])?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::mem::size_of;
 use std::ops::Range;
 
-use cudarc::driver::{CudaEvent, CudaSlice};
+use cudarc::driver::{CudaEvent, CudaSlice, DeviceRepr};
 use warpsort_kernels::ordered::Fields;
 use warpsort_kernels::ordered::mode::DECODE;
 
@@ -283,25 +283,47 @@ impl Gpu {
         if n == 0 {
             return Ok(Vec::new());
         }
+        let dk = self.upload_staged(keys)?;
+        // SAFETY: argsort_into writes every element before it returns Ok.
+        let mut p = unsafe { self.stream().alloc::<I>(n) }?;
+        self.argsort_into(&dk, &mut p, opts)?;
+        let mut out = vec![I::position(0); n];
+        self.download_staged(&p, &mut out)?;
+        Ok(out)
+    }
+
+    /// Host items copied into a new device buffer through the handle's
+    /// pinned staging (pageable memory on all cores, pinned memory
+    /// directly); the handle's stream waits for the copy.
+    pub(crate) fn upload_staged<T: DeviceRepr + Copy>(&self, host: &[T]) -> Result<CudaSlice<T>> {
         let mut staging = self.staging(0)?;
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
         let r = (|| {
-            let dk = alloc_bytes(self.stream(), size_of_val(keys))?;
+            // SAFETY: the upload below writes every element before the
+            // handle's stream, which waits for it, reads any.
+            let d = unsafe { self.stream().alloc::<T>(host.len()) }?;
             lanes.up_after_stream(self.stream())?;
-            lanes.run(&mut [Up::new(keys, self.ptr(&dk))], &mut [])?;
+            lanes.run(&mut [Up::new(host, self.ptr(&d))], &mut [])?;
             self.stream().wait(&lanes.up_done()?)?;
-            let dk = dk.as_view();
-            // SAFETY: the bytes are `n` keys of `K` just copied up; the view
-            // lives as long as `dk`.
-            let dk = unsafe { dk.transmute::<K>(n) }.ok_or(Error::TooLong { len: n, max: n })?;
-            // SAFETY: argsort_into writes every element before it returns Ok.
-            let mut p = unsafe { self.stream().alloc::<I>(n) }?;
-            self.argsort_into(&dk, &mut p, opts)?;
-            let mut out = vec![I::position(0); n];
+            Ok(d)
+        })();
+        if r.is_err() {
+            lanes.quiesce();
+        }
+        r
+    }
+
+    /// A device buffer copied into host items (as long) through the
+    /// handle's pinned staging, after the work queued on its stream.
+    pub(crate) fn download_staged<T: DeviceRepr + Copy>(&self, dev: &CudaSlice<T>, host: &mut [T]) -> Result<()> {
+        same_len(dev.len(), host.len())?;
+        let mut staging = self.staging(0)?;
+        let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
+        let r = (|| {
             lanes.down_after(&self.stream().record_event(None)?)?;
-            let mut down = [Down::new(self.ptr(&p), &mut out)];
-            while lanes.step_down(&mut down[0])? {}
-            Ok(out)
+            let mut down = Down::new(self.ptr(dev), host);
+            while lanes.step_down(&mut down)? {}
+            Ok(())
         })();
         if r.is_err() {
             lanes.quiesce();
