@@ -186,9 +186,20 @@ fn host_slice_over_the_gpus(_: &Gpu) {
         let input: Vec<i64> = keys(Dist::Zipf, n, seed("slice", n));
         let mut got = input.clone();
         c.sort_slice(&mut got, &DistOptions::default()).unwrap();
-        let mut want = input;
+        let mut want = input.clone();
         cpu::sort(&mut want, Order::Ascending);
         assert!(got == want, "n={n}");
+        // Pairs, stable, descending: the values are the input positions.
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let (mut gk, mut gv) = (input.clone(), vals.clone());
+        let stable = DistOptions {
+            sort: SortOptions { stable: true, order: Order::Descending, ..Default::default() },
+            ..Default::default()
+        };
+        c.sort_pairs_slice(&mut gk, &mut gv, &stable).unwrap();
+        let (mut wk, mut wv) = (input, vals);
+        cpu::sort_pairs(&mut wk, &mut wv, Order::Descending);
+        assert!(gk == wk && gv == wv, "stable descending pairs, n={n}");
     }
 }
 
@@ -201,7 +212,7 @@ fn peers_on_threads(_: &Gpu) {
     let sizes = split(n, p, true);
     let data: Vec<Vec<u32>> =
         sizes.iter().enumerate().map(|(i, &m)| keys::<u32>(Dist::Staggered, m, seed("peers", i))).collect();
-    let shares: Vec<Vec<u32>> = std::thread::scope(|s| {
+    let results: Vec<(Vec<u32>, Vec<u32>, Vec<u64>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..p)
             .map(|rank| {
                 let (id, mine) = (&id, &data[rank]);
@@ -213,16 +224,32 @@ fn peers_on_threads(_: &Gpu) {
                     let share = peer.sort(&keys, &DistOptions::default()).unwrap();
                     let report = peer.last_report().unwrap();
                     assert_eq!(report.keys, n);
-                    peer.gpu().stream().clone_dtoh(&share).unwrap()
+                    // Host slices: the rank keeps as many keys as it had.
+                    let mut host = mine.clone();
+                    peer.sort_slice(&mut host, &DistOptions::default()).unwrap();
+                    let (mut hk, mut hv) = (mine.clone(), vec![rank as u64; mine.len()]);
+                    peer.sort_pairs_slice(&mut hk, &mut hv, &DistOptions::default()).unwrap();
+                    assert_eq!(hk, host, "rank {rank}: host pairs' keys");
+                    (peer.gpu().stream().clone_dtoh(&share).unwrap(), host, hv)
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    let got = shares.concat();
+    let got: Vec<u32> = results.iter().flat_map(|r| r.0.clone()).collect();
     let mut want = data.concat();
     want.sort_unstable();
     assert!(got == want, "the ranks' shares are not the sorted input");
+    // Host slices of the same sizes as the inputs, in global order; the
+    // values (each rank's number) a permutation of the input's.
+    let hosts: Vec<u32> = results.iter().flat_map(|r| r.1.clone()).collect();
+    assert!(hosts == want, "the ranks' host slices are not the sorted input");
+    assert!(results.iter().zip(&data).all(|(r, d)| r.1.len() == d.len()), "host shares of other sizes");
+    let mut ranks: Vec<u64> = results.iter().flat_map(|r| r.2.clone()).collect();
+    ranks.sort_unstable();
+    let mut input_ranks: Vec<u64> = data.iter().enumerate().flat_map(|(i, d)| vec![i as u64; d.len()]).collect();
+    input_ranks.sort_unstable();
+    assert!(ranks == input_ranks, "host pairs lost or invented values");
 }
 
 /// 2^31 + 4099 keys over the GPUs, checked on the GPUs: each share sorted,

@@ -218,15 +218,56 @@ impl Cluster {
     /// # Ok::<(), warpsort::Error>(())
     /// ```
     pub fn sort_slice<K: SortKey>(&self, keys: &mut [K], opts: &DistOptions) -> Result<()> {
+        self.slices::<K, u32>(keys, None, opts)
+    }
+
+    /// [`Cluster::sort_slice`] of host keys with values (as long), each
+    /// value moved with its key.
+    ///
+    /// ```no_run
+    /// use warpsort::{DistOptions, SortOptions};
+    /// let cluster = warpsort::Cluster::all()?;
+    /// let (mut k, mut v) = (vec![2u32, 1, 2], vec![10u64, 11, 12]);
+    /// let stable = DistOptions { sort: SortOptions { stable: true, ..Default::default() }, ..Default::default() };
+    /// cluster.sort_pairs_slice(&mut k, &mut v, &stable)?;
+    /// assert_eq!((k, v), (vec![1, 2, 2], vec![11, 10, 12]));
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_pairs_slice<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut [K],
+        vals: &mut [V],
+        opts: &DistOptions,
+    ) -> Result<()> {
+        crate::api::same_len(keys.len(), vals.len())?;
+        self.slices(keys, Some(vals), opts)
+    }
+
+    /// Host slices cut into equal parts, one per GPU, copied up through each
+    /// GPU's staging, sorted into shares of the same sizes, copied back.
+    fn slices<K: SortKey, V: Payload>(&self, keys: &mut [K], vals: Option<&mut [V]>, opts: &DistOptions) -> Result<()> {
         let p = self.gpus.len();
         let len = keys.len();
         let cut = |i: usize| i * len / p;
-        let parts =
-            (0..p).map(|i| self.gpus[i].upload_staged(&keys[cut(i)..cut(i + 1)])).collect::<Result<Vec<_>>>()?;
+        let part = |i: usize| cut(i)..cut(i + 1);
+        let key_parts = (0..p).map(|i| self.gpus[i].upload_staged(&keys[part(i)])).collect::<Result<Vec<_>>>()?;
         let opts = DistOptions { balance: Balance::InputSizes, ..opts.clone() };
-        let shares = self.sort(&parts, &opts)?;
-        for (i, share) in shares.iter().enumerate() {
-            self.gpus[i].download_staged(share, &mut keys[cut(i)..cut(i + 1)])?;
+        match vals {
+            None => {
+                let shares = self.sort(&key_parts, &opts)?;
+                for (i, share) in shares.iter().enumerate() {
+                    self.gpus[i].download_staged(share, &mut keys[part(i)])?;
+                }
+            }
+            Some(vals) => {
+                let val_parts =
+                    (0..p).map(|i| self.gpus[i].upload_staged(&vals[part(i)])).collect::<Result<Vec<_>>>()?;
+                let shares = self.sort_pairs(&key_parts, &val_parts, &opts)?;
+                for (i, (k, v)) in shares.iter().enumerate() {
+                    self.gpus[i].download_staged(k, &mut keys[part(i)])?;
+                    self.gpus[i].download_staged(v, &mut vals[part(i)])?;
+                }
+            }
         }
         Ok(())
     }
@@ -363,6 +404,41 @@ impl Peer {
     ) -> Result<(CudaSlice<K>, CudaSlice<V>)> {
         let s = self.run::<K, V>(keys, Some(vals), opts)?;
         Ok((s.keys, s.vals.expect("pairs carry values")))
+    }
+
+    /// Sorts this rank's host keys with every other rank's, in place: the
+    /// slice holds this rank's share of the global order afterwards, as
+    /// many keys as it held (copied up and back through the GPU's pinned
+    /// staging). Until the copy back the slice is only read.
+    ///
+    /// ```no_run
+    /// use warpsort::{Gpu, NcclId, Peer};
+    /// let id = NcclId::from_hex(&std::env::var("WARPSORT_NCCL_ID").unwrap())?;
+    /// let peer = Peer::new(Gpu::with_device(0)?, &id, 0, 1)?;
+    /// let mut mine = vec![7u64, 1, 5];
+    /// peer.sort_slice(&mut mine, &Default::default())?;
+    /// assert!(mine.windows(2).all(|w| w[0] <= w[1]));
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_slice<K: SortKey>(&self, keys: &mut [K], opts: &DistOptions) -> Result<()> {
+        let opts = DistOptions { balance: Balance::InputSizes, ..opts.clone() };
+        let share = self.sort(&self.gpu.upload_staged(keys)?, &opts)?;
+        self.gpu.download_staged(&share, keys)
+    }
+
+    /// [`Peer::sort_slice`] of host keys with values (as long).
+    pub fn sort_pairs_slice<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut [K],
+        vals: &mut [V],
+        opts: &DistOptions,
+    ) -> Result<()> {
+        crate::api::same_len(keys.len(), vals.len())?;
+        let opts = DistOptions { balance: Balance::InputSizes, ..opts.clone() };
+        let (dk, dv) = (self.gpu.upload_staged(keys)?, self.gpu.upload_staged(vals)?);
+        let (k, v) = self.sort_pairs(&dk, &dv, &opts)?;
+        self.gpu.download_staged(&k, keys)?;
+        self.gpu.download_staged(&v, vals)
     }
 
     fn run<K: SortKey, V: Payload>(
