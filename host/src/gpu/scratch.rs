@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
 
 use crate::error::{Error, Result};
 use crate::launch::DevPtr;
@@ -125,8 +125,18 @@ impl Drop for Scratch {
 /// [`Error::OutOfMemory`] with the size asked for.
 pub(crate) fn alloc_bytes(stream: &Arc<CudaStream>, bytes: usize) -> Result<CudaSlice<u8>> {
     // SAFETY: callers write temporary storage before reading it.
-    unsafe { stream.alloc::<u8>(bytes) }.map_err(|e| match Error::from(e) {
-        Error::OutOfMemory { free, .. } => Error::OutOfMemory { requested: bytes, free },
+    unsafe { alloc_items::<u8>(stream, bytes) }
+}
+
+/// Room for `n` items of `T` on `stream`'s pool; out of memory says how
+/// many bytes were asked for.
+///
+/// # Safety
+/// The items are uninitialised: the caller writes each before reading it.
+pub(crate) unsafe fn alloc_items<T: DeviceRepr>(stream: &Arc<CudaStream>, n: usize) -> Result<CudaSlice<T>> {
+    // SAFETY: the caller's contract.
+    unsafe { stream.alloc::<T>(n) }.map_err(|e| match Error::from(e) {
+        Error::OutOfMemory { free, .. } => Error::OutOfMemory { requested: n * size_of::<T>(), free },
         other => other,
     })
 }

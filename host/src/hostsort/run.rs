@@ -285,7 +285,7 @@ impl Gpu {
         }
         let dk = self.upload_staged(keys)?;
         // SAFETY: argsort_into writes every element before it returns Ok.
-        let mut p = unsafe { self.stream().alloc::<I>(n) }?;
+        let mut p = unsafe { crate::gpu::scratch::alloc_items::<I>(self.stream(), n) }?;
         self.argsort_into(&dk, &mut p, opts)?;
         let mut out = vec![I::position(0); n];
         self.download_staged(&p, &mut out)?;
@@ -301,7 +301,7 @@ impl Gpu {
         let r = (|| {
             // SAFETY: the upload below writes every element before the
             // handle's stream, which waits for it, reads any.
-            let d = unsafe { self.stream().alloc::<T>(host.len()) }?;
+            let d = unsafe { crate::gpu::scratch::alloc_items::<T>(self.stream(), host.len()) }?;
             lanes.up_after_stream(self.stream())?;
             lanes.run(&mut [Up::new(host, self.ptr(&d))], &mut [])?;
             self.stream().wait(&lanes.up_done()?)?;
