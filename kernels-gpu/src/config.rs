@@ -335,3 +335,89 @@ pub const fn custom_item_bytes(key_bytes: usize, key_align: usize, val_bytes: us
     let align = if val_bytes > key_align { val_bytes } else { key_align };
     (key + val_bytes).next_multiple_of(align)
 }
+
+/// The sample sort's distribution passes (`distribute`): how many ways one
+/// pass splits a segment (`WAYS - 1` splitters), its buckets (each way
+/// twice: keys strictly between two splitters, and keys equal to the
+/// splitter above, an equality bucket that needs no sorting), samples per
+/// way, and threads of its kernels.
+///
+/// ```
+/// use warpsort_kernels::config::distribute::*;
+/// assert_eq!(BUCKETS, 2 * WAYS);
+/// assert!(SAMPLES.is_power_of_two() && SAMPLES == WAYS * OVERSAMPLE);
+/// // Keys, then the per-bucket counters (u32), 8-byte aligned.
+/// assert_eq!(count_smem_bytes(4), 4 * WAYS + 4 * BUCKETS);
+/// ```
+pub mod distribute {
+    /// Ways a pass splits a segment: a power of two.
+    pub const WAYS: u32 = 64;
+    /// `log2(WAYS)`: steps of the classification's binary search.
+    pub const LOG_WAYS: u32 = 6;
+    /// Buckets a pass makes of a segment: bucket `2i` holds the keys
+    /// strictly between splitters `i - 1` and `i`, bucket `2i + 1` the keys
+    /// equal to splitter `i` (the last, `2 * WAYS - 1`, stays empty).
+    pub const BUCKETS: u32 = 2 * WAYS;
+    /// Samples per way.
+    pub const OVERSAMPLE: u32 = 16;
+    /// Samples a segment's splitters are chosen from (sorted in one block).
+    pub const SAMPLES: u32 = WAYS * OVERSAMPLE;
+    /// Threads of the sampling, counting and scatter kernels.
+    pub const THREADS: u32 = 256;
+    /// Threads of the one-block scan of the counts.
+    pub const SCAN_THREADS: u32 = 1024;
+
+    /// Shared bytes of the counting kernel: the splitters (`WAYS` keys of
+    /// `key_bytes`, the last a pad), then a `u32` counter per bucket.
+    pub const fn count_smem_bytes(key_bytes: u32) -> u32 {
+        splitters_bytes(key_bytes) + 4 * BUCKETS
+    }
+
+    /// Shared bytes of the scatter kernel: the splitters, a `u64` start per
+    /// bucket, then a `u32` cursor per bucket.
+    pub const fn scatter_smem_bytes(key_bytes: u32) -> u32 {
+        splitters_bytes(key_bytes) + 8 * BUCKETS + 4 * BUCKETS
+    }
+
+    /// Shared bytes of the splitters, rounded up to 8.
+    pub const fn splitters_bytes(key_bytes: u32) -> u32 {
+        (key_bytes * WAYS).div_ceil(8) * 8
+    }
+
+    /// What one block of a distribution pass counts and moves: keys
+    /// `start..end` of segment `segment`, whose blocks are `first` to
+    /// `first + count - 1`.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct BlockWork {
+        /// The chunk's first key.
+        pub start: u64,
+        /// Past its last key.
+        pub end: u64,
+        /// Its segment.
+        pub segment: u32,
+        /// The segment's first block.
+        pub first: u32,
+        /// The segment's blocks.
+        pub count: u32,
+        /// Unused (16-byte size).
+        pub pad: u32,
+    }
+
+    /// A segment of a distribution pass: keys `start..end`, cut into the
+    /// chunks of blocks `first` to `first + count - 1` (none when empty).
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct SegmentWork {
+        /// The segment's first key.
+        pub start: u64,
+        /// Past its last key.
+        pub end: u64,
+        /// Its first block.
+        pub first: u32,
+        /// Its blocks.
+        pub count: u32,
+    }
+
+    const _: () = assert!(size_of::<BlockWork>() == 32 && size_of::<SegmentWork>() == 24);
+}

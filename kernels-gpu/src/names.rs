@@ -112,6 +112,21 @@ macro_rules! kernel_name {
     (split_check) => {
         "split_check"
     };
+    (distribute_sample) => {
+        "distribute_sample"
+    };
+    (distribute_count) => {
+        "distribute_count"
+    };
+    (distribute_scan) => {
+        "distribute_scan"
+    };
+    (distribute_scatter) => {
+        "distribute_scatter"
+    };
+    (distribute_offsets) => {
+        "distribute_offsets"
+    };
     (split_repair) => {
         "split_repair"
     };
@@ -202,6 +217,16 @@ names! {
     ORDER_SCAN = order_scan;
     /// Values reversed in place.
     REVERSE = reverse;
+    /// A distribution pass's splitters, sampled from each segment.
+    DISTRIBUTE_SAMPLE = distribute_sample;
+    /// A distribution pass's keys counted per (block, bucket).
+    DISTRIBUTE_COUNT = distribute_count;
+    /// The counts' exclusive scan (one block).
+    DISTRIBUTE_SCAN = distribute_scan;
+    /// A distribution pass's keys (and values) moved to their buckets.
+    DISTRIBUTE_SCATTER = distribute_scatter;
+    /// Where each bucket of each segment starts.
+    DISTRIBUTE_OFFSETS = distribute_offsets;
     /// Whether a merge pass's splits chain (a build for a user's key type).
     SPLIT_CHECK = split_check;
     /// A merge pass's splits clamped into a chain, when they do not.

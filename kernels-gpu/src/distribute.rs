@@ -1,0 +1,449 @@
+//! The sample sort's distribution pass: each segment of the input (the whole
+//! input, or each bucket of an earlier pass) is cut into
+//! [`BUCKETS`](crate::config::distribute::BUCKETS) buckets by `WAYS - 1`
+//! splitters sampled from it, every key moved to its bucket in one scatter:
+//!
+//! 1. [`sample_splitters`]: a block per segment sorts `SAMPLES` keys drawn
+//!    one from each of `SAMPLES` equal strata (at a hashed place in each,
+//!    so neither sorted nor periodic input fools it) and keeps every
+//!    `OVERSAMPLE`-th;
+//! 2. [`count`]: a block per chunk of a segment ([`BlockWork`]) classifies
+//!    its keys against the segment's splitters in shared memory (a binary
+//!    search of `LOG_WAYS` steps, then one equality test) and counts them
+//!    per bucket; the counts are stored bucket-major within the segment, so
+//!    that one exclusive scan ([`scan_counts`]) of all of them gives every
+//!    (block, bucket) its first output position;
+//! 3. [`scatter`]: the block classifies its keys again and writes each (and
+//!    its value) at its bucket's next position (a shared-memory cursor:
+//!    keys of one bucket and block land in any order);
+//! 4. [`bucket_offsets`]: where each bucket of each segment starts, for the
+//!    next pass or the segmented sort that finishes the buckets.
+//!
+//! Keys equal to a splitter go to that splitter's equality bucket, so no
+//! run of equal keys makes a bucket large: however skewed the input, a
+//! bucket between two splitters holds about its share of the segment (the
+//! sampling's error: buckets of one pass differ by about
+//! `1 / sqrt(OVERSAMPLE)`), and an equality bucket is sorted already. Keys
+//! are ordered patterns (`u32` or `u64`; the host maps other keys onto
+//! them first).
+
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use crate::arch::{block_dim, block_idx, dynamic_smem, global_thread, grid_threads, sync_block, thread_idx};
+use crate::config::distribute::{
+    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, SegmentWork, WAYS, splitters_bytes,
+};
+
+/// The bucket of `k` among the `WAYS - 1` sorted splitters at `s`: `2i` for
+/// `s[i - 1] < k < s[i]`, `2i + 1` for `k == s[i]`, where `i` counts the
+/// splitters below `k`.
+///
+/// # Safety
+/// `s` holds `WAYS - 1` keys.
+#[inline(always)]
+pub unsafe fn classify<T: Copy + PartialOrd>(s: *const T, k: T) -> u32 {
+    let mut i = 0;
+    let mut step = WAYS / 2;
+    for _ in 0..LOG_WAYS {
+        // SAFETY: `i + step - 1 < WAYS - 1`: the steps sum to `WAYS - 1`.
+        if unsafe { *s.add((i + step - 1) as usize) } < k {
+            i += step;
+        }
+        step /= 2;
+    }
+    // SAFETY: `i < WAYS - 1` is tested first.
+    let equal = i < WAYS - 1 && unsafe { *s.add(i as usize) } == k;
+    2 * i + equal as u32
+}
+
+/// A 32-bit hash of `x` (the sample's place in its stratum).
+#[inline(always)]
+fn mix(x: u32) -> u32 {
+    let mut h = x.wrapping_mul(0x9e37_79b9);
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^ (h >> 13)
+}
+
+/// Block `s` writes the `WAYS - 1` splitters of segment `s` at
+/// `splitters + s * WAYS`: `SAMPLES` keys, one from each equal stratum of
+/// the segment, sorted in shared memory (a bitonic network, `THREADS`
+/// threads), every `OVERSAMPLE`-th kept. An empty segment writes none.
+///
+/// # Safety
+/// `keys` holds every segment's keys, `segments` one entry per block,
+/// `splitters` `WAYS` keys per segment; `SAMPLES * size_of::<T>()` bytes of
+/// shared memory; `SAMPLES / 2` threads.
+#[inline(always)]
+pub unsafe fn sample_splitters<T: Copy + PartialOrd>(keys: *const T, segments: *const SegmentWork, splitters: *mut T) {
+    let s = block_idx() as usize;
+    // SAFETY: one entry per block.
+    let seg = unsafe { *segments.add(s) };
+    let len = seg.end - seg.start;
+    if len == 0 {
+        return;
+    }
+    let smem = dynamic_smem::<T>();
+    let t = thread_idx();
+    let mut j = t;
+    while j < SAMPLES {
+        // Stratum j: [j * len / SAMPLES, (j + 1) * len / SAMPLES), or the
+        // key at j * len / SAMPLES when the strata are empty.
+        let lo = j as u64 * len / SAMPLES as u64;
+        let hi = ((j as u64 + 1) * len / SAMPLES as u64).max(lo + 1);
+        let at = lo + (mix(j ^ (s as u32).wrapping_mul(0x2c1b_3c6d)) as u64) % (hi - lo);
+        // SAFETY: `at < len`; the sample slot is below SAMPLES.
+        unsafe { *smem.add(j as usize) = *keys.add((seg.start + at) as usize) };
+        j += block_dim();
+    }
+    sync_block();
+    // Bitonic sort of SAMPLES keys, one compare-exchange a thread a stage.
+    let mut k = 2;
+    while k <= SAMPLES {
+        let mut stride = k / 2;
+        while stride > 0 {
+            let mut p = t;
+            while p < SAMPLES / 2 {
+                let i = (p / stride) * 2 * stride + p % stride;
+                let ascending = i & k == 0;
+                // SAFETY: i + stride < SAMPLES.
+                unsafe {
+                    let (a, b) = (*smem.add(i as usize), *smem.add((i + stride) as usize));
+                    if (b < a) == ascending {
+                        *smem.add(i as usize) = b;
+                        *smem.add((i + stride) as usize) = a;
+                    }
+                }
+                p += block_dim();
+            }
+            sync_block();
+            stride /= 2;
+        }
+        k *= 2;
+    }
+    let mut w = t;
+    while w < WAYS - 1 {
+        // SAFETY: (w + 1) * OVERSAMPLE < SAMPLES; WAYS slots per segment.
+        unsafe { *splitters.add(s * WAYS as usize + w as usize) = *smem.add(((w + 1) * OVERSAMPLE) as usize) };
+        w += block_dim();
+    }
+}
+
+/// Loads segment `seg`'s splitters into the shared memory at `smem`.
+///
+/// # Safety
+/// `splitters` holds `WAYS` keys per segment up to `seg`; `smem` `WAYS`.
+#[inline(always)]
+unsafe fn load_splitters<T: Copy>(splitters: *const T, seg: u32, smem: *mut T) {
+    let mut j = thread_idx();
+    while j < WAYS - 1 {
+        // SAFETY: the caller's contract.
+        unsafe { *smem.add(j as usize) = *splitters.add((seg * WAYS + j) as usize) };
+        j += block_dim();
+    }
+}
+
+/// Where block `b`'s count of bucket `j` goes among all blocks' counts:
+/// bucket-major within the block's segment.
+#[inline(always)]
+pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
+    (w.first * BUCKETS + j * w.count + (b - w.first)) as usize
+}
+
+/// Block `b` counts the keys of its chunk (`blocks[b]`) per bucket of its
+/// segment into `counts` (see [`count_slot`]).
+///
+/// # Safety
+/// `keys` holds the chunks' keys, `blocks` one entry per block,
+/// `splitters` `WAYS` keys per segment, `counts` `BUCKETS` per block;
+/// [`count_smem_bytes`](crate::config::distribute::count_smem_bytes) of
+/// shared memory.
+#[inline(always)]
+pub unsafe fn count<T: Copy + PartialOrd>(
+    keys: *const T,
+    blocks: *const BlockWork,
+    splitters: *const T,
+    counts: *mut u32,
+) {
+    let b = block_idx();
+    // SAFETY: one entry per block.
+    let w = unsafe { *blocks.add(b as usize) };
+    let s = dynamic_smem::<T>();
+    // SAFETY: the counters follow the splitters.
+    let counters = unsafe { dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize) }.cast::<u32>();
+    let t = thread_idx();
+    // SAFETY: the caller's contract.
+    unsafe { load_splitters(splitters, w.segment, s) };
+    let mut j = t;
+    while j < BUCKETS {
+        // SAFETY: j < BUCKETS.
+        unsafe { *counters.add(j as usize) = 0 };
+        j += block_dim();
+    }
+    sync_block();
+    let mut i = w.start + t as u64;
+    while i < w.end {
+        // SAFETY: i lies in the chunk; the splitters are loaded.
+        let bucket = unsafe { classify(s, *keys.add(i as usize)) };
+        // SAFETY: bucket < BUCKETS.
+        unsafe { AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed) };
+        i += block_dim() as u64;
+    }
+    sync_block();
+    let mut j = t;
+    while j < BUCKETS {
+        // SAFETY: the slot lies in the block's segment's counts.
+        unsafe { *counts.add(count_slot(&w, b, j)) = *counters.add(j as usize) };
+        j += block_dim();
+    }
+}
+
+/// One block writes `starts[i]`, the sum of `counts[..i]`, for every
+/// `i <= m` (`starts[m]` the total): each thread sums a run of counts, the
+/// block scans the sums in shared memory, each thread writes its run's
+/// prefixes.
+///
+/// # Safety
+/// `counts` holds `m` values, `starts` `m + 1`; `8 * block_dim()` bytes of
+/// shared memory.
+#[inline(always)]
+pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64) {
+    let (t, threads) = (thread_idx() as u64, block_dim() as u64);
+    let per = m.div_ceil(threads);
+    let (lo, hi) = ((t * per).min(m), ((t + 1) * per).min(m));
+    let mut sum = 0u64;
+    for i in lo..hi {
+        // SAFETY: i < m.
+        sum += unsafe { *counts.add(i as usize) } as u64;
+    }
+    let sums = dynamic_smem::<u64>();
+    // SAFETY: t < block_dim().
+    unsafe { *sums.add(t as usize) = sum };
+    sync_block();
+    // Inclusive scan of the sums (Hillis-Steele: read, meet, write, meet).
+    let mut d = 1;
+    while d < threads {
+        // SAFETY: t - d < t < block_dim().
+        let add = if t >= d { unsafe { *sums.add((t - d) as usize) } } else { 0 };
+        sync_block();
+        // SAFETY: t < block_dim().
+        unsafe { *sums.add(t as usize) += add };
+        sync_block();
+        d *= 2;
+    }
+    // SAFETY: t < block_dim().
+    let mut at = unsafe { *sums.add(t as usize) } - sum;
+    for i in lo..hi {
+        // SAFETY: i < m.
+        unsafe {
+            *starts.add(i as usize) = at;
+            at += *counts.add(i as usize) as u64;
+        }
+    }
+    if t == threads - 1 {
+        // SAFETY: starts holds m + 1 values.
+        unsafe { *starts.add(m as usize) = at };
+    }
+}
+
+/// Block `b` moves the keys of its chunk (and their values, when `vals` is
+/// not null) to their buckets: key `i` of bucket `j` to
+/// `starts[count_slot(b, j)] + i`.
+///
+/// # Safety
+/// As [`count`], with `starts` the scan of its counts, `out_keys` (and
+/// `out_vals`) room for every key, apart from the input;
+/// [`scatter_smem_bytes`](crate::config::distribute::scatter_smem_bytes) of
+/// shared memory.
+#[inline(always)]
+pub unsafe fn scatter<T: Copy + PartialOrd, V: Copy>(
+    keys: *const T,
+    vals: *const V,
+    out_keys: *mut T,
+    out_vals: *mut V,
+    blocks: *const BlockWork,
+    splitters: *const T,
+    starts: *const u64,
+) {
+    let b = block_idx();
+    // SAFETY: one entry per block.
+    let w = unsafe { *blocks.add(b as usize) };
+    let s = dynamic_smem::<T>();
+    // SAFETY: the starts, then the cursors, follow the splitters.
+    let (first, cursors) = unsafe {
+        let at = dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize);
+        (at.cast::<u64>(), at.add(8 * BUCKETS as usize).cast::<u32>())
+    };
+    let t = thread_idx();
+    // SAFETY: the caller's contract.
+    unsafe { load_splitters(splitters, w.segment, s) };
+    let mut j = t;
+    while j < BUCKETS {
+        // SAFETY: j < BUCKETS; the slot is the block's.
+        unsafe {
+            *first.add(j as usize) = *starts.add(count_slot(&w, b, j));
+            *cursors.add(j as usize) = 0;
+        }
+        j += block_dim();
+    }
+    sync_block();
+    let mut i = w.start + t as u64;
+    while i < w.end {
+        // SAFETY: i lies in the chunk; the bucket's run has room for every
+        // key the block counted in it, and the scan gave each run its own
+        // positions.
+        unsafe {
+            let k = *keys.add(i as usize);
+            let bucket = classify(s, k) as usize;
+            let rank = AtomicU32::from_ptr(cursors.add(bucket)).fetch_add(1, Relaxed);
+            let to = (*first.add(bucket) + rank as u64) as usize;
+            *out_keys.add(to) = k;
+            if !vals.is_null() {
+                *out_vals.add(to) = *vals.add(i as usize);
+            }
+        }
+        i += block_dim() as u64;
+    }
+}
+
+/// Writes `offsets[s * BUCKETS + j]`, where bucket `j` of segment `s`
+/// starts, for every segment below `segs`, and `offsets[segs * BUCKETS] = n`.
+///
+/// # Safety
+/// `segments` holds `segs` entries, `starts` the scan of the counts of
+/// their blocks, `offsets` `segs * BUCKETS + 1` values.
+#[inline(always)]
+pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, offsets: *mut u64, segs: u64, n: u64) {
+    let mut i = global_thread() as u64;
+    while i <= segs * BUCKETS as u64 {
+        let v = if i == segs * BUCKETS as u64 {
+            n
+        } else {
+            let (s, j) = (i / BUCKETS as u64, (i % BUCKETS as u64) as u32);
+            // SAFETY: s < segs.
+            let seg = unsafe { *segments.add(s as usize) };
+            if seg.count == 0 {
+                seg.start
+            } else {
+                // SAFETY: the segment's first block's count slot of bucket j.
+                unsafe { *starts.add((seg.first * BUCKETS + j * seg.count) as usize) }
+            }
+        };
+        // SAFETY: i <= segs * BUCKETS.
+        unsafe { *offsets.add(i as usize) = v };
+        i += grid_threads() as u64;
+    }
+}
+
+/// The entry points of keys `$k` (`u32` or `u64` ordered patterns).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! distribute_kernels {
+    ($k:ty, $suffix:literal, $sample:ident, $count:ident, $scatter:ident, $scatter32:ident, $scatter64:ident) => {
+        /// [`sample_splitters`] of these keys.
+        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_sample), "_", $suffix))]
+        pub unsafe extern "ptx-kernel" fn $sample(keys: *const $k, segments: *const SegmentWork, splitters: *mut $k) {
+            // SAFETY: the host's launch (`distribute` plans).
+            unsafe { sample_splitters(keys, segments, splitters) }
+        }
+
+        /// [`count`] of these keys.
+        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_count), "_", $suffix))]
+        pub unsafe extern "ptx-kernel" fn $count(
+            keys: *const $k,
+            blocks: *const BlockWork,
+            splitters: *const $k,
+            counts: *mut u32,
+        ) {
+            // SAFETY: the host's launch.
+            unsafe { count(keys, blocks, splitters, counts) }
+        }
+
+        /// [`scatter`] of these keys alone.
+        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix))]
+        pub unsafe extern "ptx-kernel" fn $scatter(
+            keys: *const $k,
+            out_keys: *mut $k,
+            blocks: *const BlockWork,
+            splitters: *const $k,
+            starts: *const u64,
+        ) {
+            // SAFETY: the host's launch; no values.
+            unsafe {
+                scatter(keys, core::ptr::null::<u32>(), out_keys, core::ptr::null_mut(), blocks, splitters, starts)
+            }
+        }
+
+        /// [`scatter`] of these keys with 32-bit values.
+        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix, "_u32"))]
+        pub unsafe extern "ptx-kernel" fn $scatter32(
+            keys: *const $k,
+            vals: *const u32,
+            out_keys: *mut $k,
+            out_vals: *mut u32,
+            blocks: *const BlockWork,
+            splitters: *const $k,
+            starts: *const u64,
+        ) {
+            // SAFETY: the host's launch.
+            unsafe { scatter(keys, vals, out_keys, out_vals, blocks, splitters, starts) }
+        }
+
+        /// [`scatter`] of these keys with 64-bit values.
+        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix, "_u64"))]
+        pub unsafe extern "ptx-kernel" fn $scatter64(
+            keys: *const $k,
+            vals: *const u64,
+            out_keys: *mut $k,
+            out_vals: *mut u64,
+            blocks: *const BlockWork,
+            splitters: *const $k,
+            starts: *const u64,
+        ) {
+            // SAFETY: the host's launch.
+            unsafe { scatter(keys, vals, out_keys, out_vals, blocks, splitters, starts) }
+        }
+    };
+}
+
+#[cfg(target_arch = "nvptx64")]
+distribute_kernels!(
+    u32,
+    "u32",
+    distribute_sample_u32,
+    distribute_count_u32,
+    distribute_scatter_u32,
+    distribute_scatter_u32_u32,
+    distribute_scatter_u32_u64
+);
+#[cfg(target_arch = "nvptx64")]
+distribute_kernels!(
+    u64,
+    "u64",
+    distribute_sample_u64,
+    distribute_count_u64,
+    distribute_scatter_u64,
+    distribute_scatter_u64_u32,
+    distribute_scatter_u64_u64
+);
+
+/// [`scan_counts`] (one block of `SCAN_THREADS`).
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(export_name = crate::kernel_name!(distribute_scan))]
+pub unsafe extern "ptx-kernel" fn distribute_scan(counts: *const u32, starts: *mut u64, m: u64) {
+    // SAFETY: the host's launch.
+    unsafe { scan_counts(counts, starts, m) }
+}
+
+/// [`bucket_offsets`].
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(export_name = crate::kernel_name!(distribute_offsets))]
+pub unsafe extern "ptx-kernel" fn distribute_offsets(
+    segments: *const SegmentWork,
+    starts: *const u64,
+    offsets: *mut u64,
+    segs: u64,
+    n: u64,
+) {
+    // SAFETY: the host's launch.
+    unsafe { bucket_offsets(segments, starts, offsets, segs, n) }
+}

@@ -1,0 +1,264 @@
+//! The PTX instructions of [`crate::arch`], emulated on the host (feature
+//! `emulate`): kernels written against `arch` run on the CPU, each GPU
+//! thread an OS thread, so their logic is tested against a CPU reference
+//! without a GPU.
+//!
+//! [`launch`] runs a grid block after block; a block's threads run at once,
+//! with the block's dynamic shared memory, a block barrier
+//! ([`sync_block`]) and, per warp of 32 threads, a warp barrier and an
+//! exchange through which the shuffles and votes pass their values: each
+//! lane writes, the warp meets, each lane reads, the warp meets again. A
+//! thread that returns leaves both barriers (as on the GPU, where exited
+//! threads no longer hold a `bar.sync` back). What this cannot show:
+//! timing, memory coalescing, bank conflicts, and races that a lock-step
+//! warp would hide; a warp's lanes here run apart between its barriers, as
+//! on Volta and later.
+
+extern crate std;
+
+use core::cell::Cell;
+use std::sync::{Condvar, Mutex};
+use std::vec::Vec;
+
+/// Every lane of the warp takes part.
+pub const FULL_MASK: u32 = u32::MAX;
+
+const WARP: usize = crate::config::WARP_SIZE as usize;
+
+/// A barrier for a group whose threads may leave it (return) early.
+struct Barrier {
+    /// (threads still in the group, threads waiting, generation)
+    state: Mutex<(usize, usize, u64)>,
+    turn: Condvar,
+}
+
+impl Barrier {
+    fn new(threads: usize) -> Self {
+        Barrier { state: Mutex::new((threads, 0, 0)), turn: Condvar::new() }
+    }
+
+    fn wait(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.1 += 1;
+        if s.1 == s.0 {
+            s.1 = 0;
+            s.2 += 1;
+            self.turn.notify_all();
+            return;
+        }
+        let generation = s.2;
+        while s.2 == generation {
+            s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn leave(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 -= 1;
+        if s.1 > 0 && s.1 == s.0 {
+            s.1 = 0;
+            s.2 += 1;
+            self.turn.notify_all();
+        }
+    }
+}
+
+/// A warp's meeting place: its barrier and one word a lane.
+struct Warp {
+    barrier: Barrier,
+    words: Mutex<[u32; WARP]>,
+}
+
+/// One block being run.
+struct Block {
+    idx: u32,
+    dim: u32,
+    grid: u32,
+    /// Dynamic shared memory (8-byte aligned).
+    smem: *mut u64,
+    barrier: Barrier,
+    warps: Vec<Warp>,
+}
+
+// SAFETY: the shared memory pointer is used as the GPU uses it: by the
+// block's threads, ordered by the barriers (or atomics) the kernel uses.
+unsafe impl Sync for Block {}
+
+std::thread_local! {
+    /// The block and thread index this OS thread emulates.
+    static THREAD: Cell<Option<(*const Block, u32)>> = const { Cell::new(None) };
+}
+
+fn current() -> (&'static Block, u32) {
+    let (b, t) = THREAD.with(|c| c.get()).expect("an arch instruction outside an emulated launch");
+    // SAFETY: the block outlives every thread `launch` runs for it.
+    (unsafe { &*b }, t)
+}
+
+/// Leaves the block's and the warp's barriers when the thread returns (or
+/// panics), so the others do not wait for it.
+struct Leave(*const Block, u32);
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        // SAFETY: as in `current`.
+        let b = unsafe { &*self.0 };
+        b.barrier.leave();
+        b.warps[self.1 as usize / WARP].barrier.leave();
+        THREAD.with(|c| c.set(None));
+    }
+}
+
+/// Runs `kernel` on a grid of `grid` blocks of `block` threads, each block
+/// with `smem_bytes` of dynamic shared memory (zeroed), as a launch would;
+/// returns when every thread has returned. A panic in a thread (a trap)
+/// comes back as a panic here.
+pub fn launch(grid: u32, block: u32, smem_bytes: usize, kernel: impl Fn() + Sync) {
+    assert!((1..=1024).contains(&block), "1 to 1024 threads a block");
+    for idx in 0..grid {
+        let mut smem = std::vec![0u64; smem_bytes.div_ceil(8).max(1)];
+        let warps = (0..block as usize).step_by(WARP).map(|w| (block as usize - w).min(WARP)).collect::<Vec<_>>();
+        let b = Block {
+            idx,
+            dim: block,
+            grid,
+            smem: smem.as_mut_ptr(),
+            barrier: Barrier::new(block as usize),
+            warps: warps.into_iter().map(|n| Warp { barrier: Barrier::new(n), words: Mutex::new([0; WARP]) }).collect(),
+        };
+        let (b, kernel) = (&b, &kernel);
+        std::thread::scope(|s| {
+            for t in 0..block {
+                let at = BlockRef(b as *const Block);
+                std::thread::Builder::new()
+                    .stack_size(1 << 20)
+                    .spawn_scoped(s, move || {
+                        let at = at;
+                        THREAD.with(|c| c.set(Some((at.0, t))));
+                        let _leave = Leave(at.0, t);
+                        kernel();
+                    })
+                    .expect("an OS thread for an emulated GPU thread");
+            }
+        });
+        drop(smem);
+    }
+}
+
+/// A block's address, sent to its threads.
+#[derive(Clone, Copy)]
+struct BlockRef(*const Block);
+// SAFETY: see `Block`.
+unsafe impl Send for BlockRef {}
+
+/// The lanes' words after each lane gave `word`: every lane of the warp
+/// calls it at the same point.
+fn exchange(word: u32) -> [u32; WARP] {
+    let (b, t) = current();
+    let w = &b.warps[t as usize / WARP];
+    w.words.lock().unwrap_or_else(|e| e.into_inner())[t as usize % WARP] = word;
+    w.barrier.wait();
+    let all = *w.words.lock().unwrap_or_else(|e| e.into_inner());
+    w.barrier.wait();
+    all
+}
+
+/// `shfl.sync.bfly`: the value of lane `lane ^ lane_mask`.
+pub fn shfl_bfly(val: u32, lane_mask: u32) -> u32 {
+    let lane = lane_id();
+    exchange(val)[((lane ^ lane_mask) & 31) as usize]
+}
+
+/// `shfl.sync.idx`: the value of lane `src`.
+pub fn shfl_idx(val: u32, src: u32) -> u32 {
+    exchange(val)[(src & 31) as usize]
+}
+
+/// `shfl.sync.up`: the value of lane `lane - delta`, or this lane's own
+/// below lane `delta`.
+pub fn shfl_up(val: u32, delta: u32) -> u32 {
+    let lane = lane_id();
+    let all = exchange(val);
+    if lane >= delta { all[(lane - delta) as usize] } else { val }
+}
+
+/// `shfl.sync.down`: the value of lane `lane + delta`, or this lane's own
+/// past lane 31.
+pub fn shfl_down(val: u32, delta: u32) -> u32 {
+    let lane = lane_id();
+    let all = exchange(val);
+    if lane + delta < 32 { all[(lane + delta) as usize] } else { val }
+}
+
+/// `vote.ballot.sync`: bit `i` set where lane `i`'s `pred` holds.
+pub fn ballot(pred: bool) -> u32 {
+    exchange(pred as u32).iter().enumerate().fold(0, |m, (i, &p)| m | (p << i))
+}
+
+/// `vote.any.sync`.
+pub fn any(pred: bool) -> bool {
+    ballot(pred) != 0
+}
+
+/// `vote.all.sync` (over the lanes present).
+pub fn all(pred: bool) -> bool {
+    let (b, t) = current();
+    let lanes = (b.dim as usize - t as usize / WARP * WARP).min(WARP);
+    ballot(pred).count_ones() as usize == lanes
+}
+
+/// `bar.warp.sync`.
+pub fn sync_warp() {
+    let (b, t) = current();
+    b.warps[t as usize / WARP].barrier.wait();
+}
+
+/// `bar.sync 0`.
+pub fn sync_block() {
+    current().0.barrier.wait();
+}
+
+/// `%laneid`.
+pub fn lane_id() -> u32 {
+    current().1 % WARP as u32
+}
+
+/// `%tid.x`.
+pub fn thread_idx() -> u32 {
+    current().1
+}
+
+/// `%ntid.x`.
+pub fn block_dim() -> u32 {
+    current().0.dim
+}
+
+/// `%ctaid.x`.
+pub fn block_idx() -> u32 {
+    current().0.idx
+}
+
+/// `%nctaid.x`.
+pub fn grid_dim() -> u32 {
+    current().0.grid
+}
+
+/// Global thread index over a 1-D grid.
+pub fn global_thread() -> usize {
+    block_idx() as usize * block_dim() as usize + thread_idx() as usize
+}
+
+/// Threads in the whole 1-D grid.
+pub fn grid_threads() -> usize {
+    grid_dim() as usize * block_dim() as usize
+}
+
+/// The block's dynamic shared memory.
+pub fn dynamic_smem<T>() -> *mut T {
+    current().0.smem.cast()
+}
+
+/// Stops the kernel: a panic in the emulated thread.
+pub fn trap() -> ! {
+    panic!("trap")
+}

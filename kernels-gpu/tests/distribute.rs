@@ -1,0 +1,269 @@
+//! The sample sort's distribution pass (`distribute`) run on the CPU under
+//! the emulator (`arch::launch`), against a reference: the classification
+//! against sorted splitters, the scan of the counts, and whole passes (one
+//! and two levels, keys and values) over sizes and distributions: every key
+//! kept once with its value, every key in the bucket its splitters give,
+//! buckets in order, none much larger than its share except equality
+//! buckets.
+#![cfg(feature = "emulate")]
+
+use warpsort_kernels::arch::launch;
+use warpsort_kernels::config::distribute::{
+    BUCKETS, BlockWork, OVERSAMPLE, SAMPLES, SCAN_THREADS, SegmentWork, THREADS, WAYS, count_smem_bytes,
+    scatter_smem_bytes,
+};
+use warpsort_kernels::distribute::{bucket_offsets, classify, count, sample_splitters, scan_counts, scatter};
+
+/// A pointer the emulated threads share (each writes its own places).
+#[derive(Clone, Copy)]
+struct Ptr<T>(*mut T);
+// SAFETY: the kernels' own contracts order the accesses.
+unsafe impl<T> Sync for Ptr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Send for Ptr<T> {}
+impl<T> Ptr<T> {
+    fn of(v: &[T]) -> Self {
+        Ptr(v.as_ptr().cast_mut())
+    }
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+/// A xorshift generator.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// `n` keys of a distribution by name.
+fn input(dist: &str, n: usize, seed: u64) -> Vec<u32> {
+    let mut r = Rng(seed | 1);
+    let mut v: Vec<u32> = (0..n)
+        .map(|i| match dist {
+            "all-equal" => 7,
+            "few-unique" => (r.next() % 5) as u32,
+            "dominating" => {
+                if !r.next().is_multiple_of(10) {
+                    42
+                } else {
+                    r.next() as u32
+                }
+            }
+            "zipf" => {
+                // Rank r with probability about 1/r over 2^20 ranks.
+                let u = (r.next() >> 11) as f64 / (1u64 << 53) as f64;
+                (2f64.powf(u * 20.0)) as u32
+            }
+            "staggered" => (i % 97) as u32 * 1000 + (r.next() % 1000) as u32,
+            _ => r.next() as u32,
+        })
+        .collect();
+    match dist {
+        "sorted" => v.sort_unstable(),
+        "reverse" => v.sort_unstable_by(|a, b| b.cmp(a)),
+        _ => {}
+    }
+    v
+}
+
+/// The blocks and segments of one pass over `segs` (key ranges in order,
+/// tiling `0..n`), chunks of `chunk` keys.
+fn plan(segs: &[(u64, u64)], chunk: u64) -> (Vec<BlockWork>, Vec<SegmentWork>) {
+    let (mut blocks, mut segments) = (Vec::new(), Vec::new());
+    for (s, &(start, end)) in segs.iter().enumerate() {
+        let count = (end - start).div_ceil(chunk) as u32;
+        let first = blocks.len() as u32;
+        for b in 0..count as u64 {
+            let lo = start + b * chunk;
+            blocks.push(BlockWork { start: lo, end: (lo + chunk).min(end), segment: s as u32, first, count, pad: 0 });
+        }
+        segments.push(SegmentWork { start, end, first, count });
+    }
+    (blocks, segments)
+}
+
+/// What one pass made: the keys and values by bucket, each segment's
+/// splitters, where every bucket starts.
+struct Pass {
+    keys: Vec<u32>,
+    vals: Vec<u32>,
+    splitters: Vec<u32>,
+    offsets: Vec<u64>,
+}
+
+/// Runs one distribution pass over `segs` of `keys` (with `vals`).
+fn pass(keys: &[u32], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass {
+    let n = keys.len();
+    let (blocks, segments) = plan(segs, chunk);
+    let splitters = vec![0u32; segs.len() * WAYS as usize];
+    let (k, v, sg, bl, sp) = (Ptr::of(keys), Ptr::of(vals), Ptr::of(&segments), Ptr::of(&blocks), Ptr::of(&splitters));
+    // SAFETY (each launch): the buffers are sized as the kernel asks.
+    launch(segs.len() as u32, THREADS, SAMPLES as usize * 4, || unsafe {
+        sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get())
+    });
+    let m = blocks.len() * BUCKETS as usize;
+    let counts = vec![0u32; m];
+    let c = Ptr::of(&counts);
+    launch(blocks.len() as u32, THREADS, count_smem_bytes(4) as usize, || unsafe {
+        count(k.get().cast_const(), bl.get().cast_const(), sp.get().cast_const(), c.get())
+    });
+    let starts = vec![0u64; m + 1];
+    let st = Ptr::of(&starts);
+    launch(1, SCAN_THREADS / 8, 8 * SCAN_THREADS as usize / 8, || unsafe {
+        scan_counts(c.get().cast_const(), st.get(), m as u64)
+    });
+    assert_eq!(starts[m], n as u64, "the counts sum to n");
+    let (out_keys, out_vals) = (vec![0u32; n], vec![u32::MAX; n]);
+    let (ok, ov) = (Ptr::of(&out_keys), Ptr::of(&out_vals));
+    launch(blocks.len() as u32, THREADS, scatter_smem_bytes(4) as usize, || unsafe {
+        scatter(
+            k.get().cast_const(),
+            v.get().cast_const(),
+            ok.get(),
+            ov.get(),
+            bl.get().cast_const(),
+            sp.get().cast_const(),
+            st.get().cast_const(),
+        )
+    });
+    let offsets = vec![0u64; segs.len() * BUCKETS as usize + 1];
+    let of = Ptr::of(&offsets);
+    launch(3, 64, 0, || unsafe {
+        bucket_offsets(sg.get().cast_const(), st.get().cast_const(), of.get(), segs.len() as u64, n as u64)
+    });
+    Pass { keys: out_keys, vals: out_vals, splitters, offsets }
+}
+
+/// Checks a pass whose values were the input positions: the keys and
+/// values a permutation of the input's, each value with its key, bucket offsets rising to `n` and within their
+/// segment, every key in the bucket its segment's splitters give; returns
+/// the largest bucket that is not an equality bucket.
+fn check(keys: &[u32], segs: &[(u64, u64)], p: &Pass, what: &str) -> u64 {
+    let n = keys.len();
+    let mut seen = vec![false; n];
+    for (i, (&k, &v)) in p.keys.iter().zip(&p.vals).enumerate() {
+        let v = v as usize;
+        assert!(v < n && !std::mem::replace(&mut seen[v], true), "{what}: value {v} at {i} lost or doubled");
+        assert_eq!(keys[v], k, "{what}: value {v} at {i} moved without its key");
+    }
+    assert!(p.offsets.windows(2).all(|w| w[0] <= w[1]) && *p.offsets.last().unwrap() == n as u64, "{what}: offsets");
+    let mut largest = 0;
+    for (s, &(start, end)) in segs.iter().enumerate() {
+        let b = BUCKETS as usize;
+        assert_eq!(p.offsets[s * b], start, "{what}: segment {s} starts where it did");
+        let next = if s + 1 < segs.len() { p.offsets[(s + 1) * b] } else { n as u64 };
+        assert_eq!(next, end, "{what}: segment {s} ends where it did");
+        if start == end {
+            continue;
+        }
+        let split = &p.splitters[s * WAYS as usize..][..WAYS as usize - 1];
+        assert!(split.windows(2).all(|w| w[0] <= w[1]), "{what}: segment {s}'s splitters unsorted");
+        for j in 0..b {
+            let (lo, hi) = (p.offsets[s * b + j], p.offsets[s * b + j + 1]);
+            for i in lo..hi {
+                // SAFETY: WAYS - 1 splitters.
+                let got = unsafe { classify(split.as_ptr(), p.keys[i as usize]) } as usize;
+                assert_eq!(got, j, "{what}: key {} at {i} in bucket {j} of segment {s}", p.keys[i as usize]);
+            }
+            if j % 2 == 0 {
+                largest = largest.max(hi - lo);
+            }
+        }
+    }
+    largest
+}
+
+#[test]
+fn classify_matches_the_reference() {
+    let mut r = Rng(99);
+    for round in 0..200 {
+        let spread = [4u64, 64, 1 << 32][round % 3];
+        let mut split: Vec<u32> = (0..WAYS - 1).map(|_| (r.next() % spread) as u32).collect();
+        split.sort_unstable();
+        for _ in 0..200 {
+            let k = (r.next() % (spread + 2)) as u32;
+            let below = split.iter().filter(|&&s| s < k).count() as u32;
+            let want = 2 * below + (below < WAYS - 1 && split[below as usize] == k) as u32;
+            // SAFETY: WAYS - 1 splitters.
+            assert_eq!(unsafe { classify(split.as_ptr(), k) }, want, "key {k} among {split:?}");
+        }
+    }
+}
+
+#[test]
+fn the_scan_of_the_counts() {
+    for m in [0usize, 1, 5, 127, 128, 129, 1000, 4099] {
+        let counts: Vec<u32> = (0..m as u32).map(|i| i * 7 % 13).collect();
+        let starts = vec![u64::MAX; m + 1];
+        let (c, s) = (Ptr::of(&counts), Ptr::of(&starts));
+        // SAFETY: m counts, m + 1 starts, 8 bytes a thread.
+        launch(1, 128, 8 * 128, || unsafe { scan_counts(c.get().cast_const(), s.get(), m as u64) });
+        let mut at = 0;
+        for i in 0..m {
+            assert_eq!(starts[i], at, "m={m} i={i}");
+            at += counts[i] as u64;
+        }
+        assert_eq!(starts[m], at, "m={m}: the total");
+    }
+}
+
+#[test]
+fn one_pass_over_sizes_and_distributions() {
+    let dists = ["uniform", "sorted", "reverse", "all-equal", "few-unique", "dominating", "zipf", "staggered"];
+    for n in [0usize, 1, 31, 33, 1000, 8193, 100_003] {
+        for dist in dists {
+            let keys = input(dist, n, n as u64 * 31 + dist.len() as u64);
+            let vals: Vec<u32> = (0..n as u32).collect();
+            let segs = [(0, n as u64)];
+            let p = pass(&keys, &vals, &segs, 4096);
+            let largest = check(&keys, &segs, &p, &format!("{dist} n={n}"));
+            // A bucket between splitters holds about its share, n / WAYS,
+            // give or take the sampling: never 4 times that.
+            if n >= 8193 {
+                let share = n as u64 / WAYS as u64;
+                assert!(
+                    largest <= 4 * share + OVERSAMPLE as u64,
+                    "{dist} n={n}: a bucket of {largest} (share {share})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn two_passes_then_each_bucket_sorted_is_the_sort() {
+    for (dist, n) in [("uniform", 200_003usize), ("dominating", 200_003), ("few-unique", 100_000), ("sorted", 65_536)] {
+        let keys = input(dist, n, 7);
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let first = pass(&keys, &vals, &[(0, n as u64)], 8192);
+        check(&keys, &[(0, n as u64)], &first, dist);
+        // The first pass's buckets are the second's segments.
+        let segs: Vec<(u64, u64)> = first.offsets.windows(2).map(|w| (w[0], w[1])).collect();
+        let second = pass(&first.keys, &vals, &segs, 2048);
+        check(&first.keys, &segs, &second, dist);
+        // Every final bucket sorted on its own: the whole input sorted.
+        let mut got = second.keys.clone();
+        for w in second.offsets.windows(2) {
+            got[w[0] as usize..w[1] as usize].sort_unstable();
+        }
+        let mut want = keys.clone();
+        want.sort_unstable();
+        assert!(got == want, "{dist} n={n}: the buckets sorted are not the sort");
+        // The values followed their keys through both passes.
+        let moved = second.vals.iter().map(|&v| first.vals[v as usize]);
+        assert!(moved.zip(&second.keys).all(|(v, &k)| keys[v as usize] == k), "{dist}: values");
+        let largest = (0..second.offsets.len() - 1)
+            .filter(|j| j % 2 == 0)
+            .map(|j| second.offsets[j + 1] - second.offsets[j])
+            .max()
+            .unwrap();
+        let share = n as u64 / (WAYS * WAYS) as u64;
+        eprintln!("{dist} n={n}: largest bucket {largest}, share {share}");
+    }
+}
