@@ -35,12 +35,23 @@ pub enum Algorithm {
     /// parameters, [`PaperConfig`]): the reference the tuned
     /// [`Algorithm::MergeSort`] is measured against.
     WarpsortPaper,
+    /// A sample sort (in development, issue 15): two distribution passes by
+    /// sampled splitters cut the keys into buckets (keys equal to a
+    /// splitter into equality buckets), which the segmented sort then sorts
+    /// (`docs/PERFORMANCE.md` has the plan). Built-in keys of up to
+    /// `u32::MAX` items; stable through ranks as the other sorts.
+    SampleSort,
 }
 
 impl Algorithm {
     /// Every algorithm, for benchmarks and tests.
-    pub const ALL: [Algorithm; 4] =
-        [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::BitonicNaive, Algorithm::WarpsortPaper];
+    pub const ALL: [Algorithm; 5] = [
+        Algorithm::MergeSort,
+        Algorithm::Bitonic,
+        Algorithm::BitonicNaive,
+        Algorithm::WarpsortPaper,
+        Algorithm::SampleSort,
+    ];
 
     /// Short name for reports (`warpsort` for the default merge sort, as
     /// the benchmark's rows have always named it).
@@ -54,6 +65,7 @@ impl Algorithm {
             Algorithm::Bitonic => "bitonic",
             Algorithm::BitonicNaive => "bitonic-naive",
             Algorithm::WarpsortPaper => "warpsort-paper",
+            Algorithm::SampleSort => "sample",
         }
     }
 }

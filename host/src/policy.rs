@@ -108,6 +108,20 @@ pub(crate) const STREAMING: Streaming = Streaming {
     samples_per_bucket: 64,
 };
 
+/// The sample sort's chunks (`plan::sample`): keys per block of the first
+/// distribution pass (about `first_blocks` blocks, within the bounds),
+/// and of the second. Not yet tuned on a GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SampleTuning {
+    pub first_blocks: usize,
+    pub min_chunk: usize,
+    pub max_chunk: usize,
+    pub second_chunk: usize,
+}
+
+pub(crate) const SAMPLE: SampleTuning =
+    SampleTuning { first_blocks: 1024, min_chunk: 4096, max_chunk: 1 << 16, second_chunk: 4096 };
+
 /// Hopper (sm_90: H100, H200), tuned on an H200 with `warpsort bench
 /// --suite tune` and the launch-rule runs of `docs/runs/`.
 pub(crate) const HOPPER: Policy = Policy {

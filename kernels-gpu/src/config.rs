@@ -420,4 +420,47 @@ pub mod distribute {
     }
 
     const _: () = assert!(size_of::<BlockWork>() == 32 && size_of::<SegmentWork>() == 24);
+
+    /// The blocks of a pass over `segments` (key ranges, in order), each a
+    /// chunk of at most `chunk` keys of one segment.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::distribute::blocks;
+    /// let b: Vec<_> = blocks(&[(0, 5), (5, 5), (5, 9)], 4).collect();
+    /// assert_eq!(b.iter().map(|w| (w.start, w.end, w.segment, w.first, w.count)).collect::<Vec<_>>(),
+    ///            [(0, 4, 0, 0, 2), (4, 5, 0, 0, 2), (5, 9, 2, 2, 1)]);
+    /// ```
+    pub fn blocks(segments: &[(u64, u64)], chunk: u64) -> impl Iterator<Item = BlockWork> + '_ {
+        let firsts = self::segments(segments, chunk);
+        segments.iter().zip(firsts).enumerate().flat_map(move |(s, (&(start, end), seg))| {
+            (0..seg.count as u64).map(move |b| {
+                let lo = start + b * chunk;
+                BlockWork {
+                    start: lo,
+                    end: (lo + chunk).min(end),
+                    segment: s as u32,
+                    first: seg.first,
+                    count: seg.count,
+                    pad: 0,
+                }
+            })
+        })
+    }
+
+    /// The segments of a pass over `segments` (key ranges, in order), with
+    /// their blocks as [`blocks`] numbers them.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::distribute::segments;
+    /// let s: Vec<_> = segments(&[(0, 5), (5, 5), (5, 9)], 4).map(|s| (s.first, s.count)).collect();
+    /// assert_eq!(s, [(0, 2), (2, 0), (2, 1)]);
+    /// ```
+    pub fn segments(segments: &[(u64, u64)], chunk: u64) -> impl Iterator<Item = SegmentWork> + '_ {
+        segments.iter().scan(0u32, move |first, &(start, end)| {
+            let count = (end - start).div_ceil(chunk) as u32;
+            let seg = SegmentWork { start, end, first: *first, count };
+            *first += count;
+            Some(seg)
+        })
+    }
 }

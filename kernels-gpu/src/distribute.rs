@@ -307,13 +307,14 @@ pub unsafe fn scatter<T: Copy + PartialOrd, V: Copy>(
 }
 
 /// Writes `offsets[s * BUCKETS + j]`, where bucket `j` of segment `s`
-/// starts, for every segment below `segs`, and `offsets[segs * BUCKETS] = n`.
+/// starts, for every segment below `segs`, and `offsets[segs * BUCKETS] = n`
+/// (`u32`: the segmented sort's offsets).
 ///
 /// # Safety
 /// `segments` holds `segs` entries, `starts` the scan of the counts of
-/// their blocks, `offsets` `segs * BUCKETS + 1` values.
+/// their blocks, `offsets` `segs * BUCKETS + 1` values; `n <= u32::MAX`.
 #[inline(always)]
-pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, offsets: *mut u64, segs: u64, n: u64) {
+pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, offsets: *mut u32, segs: u64, n: u64) {
     let mut i = global_thread() as u64;
     while i <= segs * BUCKETS as u64 {
         let v = if i == segs * BUCKETS as u64 {
@@ -329,8 +330,8 @@ pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, o
                 unsafe { *starts.add((seg.first * BUCKETS + j * seg.count) as usize) }
             }
         };
-        // SAFETY: i <= segs * BUCKETS.
-        unsafe { *offsets.add(i as usize) = v };
+        // SAFETY: i <= segs * BUCKETS; v <= n <= u32::MAX.
+        unsafe { *offsets.add(i as usize) = v as u32 };
         i += grid_threads() as u64;
     }
 }
@@ -440,7 +441,7 @@ pub unsafe extern "ptx-kernel" fn distribute_scan(counts: *const u32, starts: *m
 pub unsafe extern "ptx-kernel" fn distribute_offsets(
     segments: *const SegmentWork,
     starts: *const u64,
-    offsets: *mut u64,
+    offsets: *mut u32,
     segs: u64,
     n: u64,
 ) {

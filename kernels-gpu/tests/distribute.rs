@@ -9,8 +9,8 @@
 
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, OVERSAMPLE, SAMPLES, SCAN_THREADS, SegmentWork, THREADS, WAYS, count_smem_bytes,
-    scatter_smem_bytes,
+    BUCKETS, BlockWork, OVERSAMPLE, SAMPLES, SCAN_THREADS, SegmentWork, THREADS, WAYS, blocks, count_smem_bytes,
+    scatter_smem_bytes, segments,
 };
 use warpsort_kernels::distribute::{bucket_offsets, classify, count, sample_splitters, scan_counts, scatter};
 
@@ -75,17 +75,7 @@ fn input(dist: &str, n: usize, seed: u64) -> Vec<u32> {
 /// The blocks and segments of one pass over `segs` (key ranges in order,
 /// tiling `0..n`), chunks of `chunk` keys.
 fn plan(segs: &[(u64, u64)], chunk: u64) -> (Vec<BlockWork>, Vec<SegmentWork>) {
-    let (mut blocks, mut segments) = (Vec::new(), Vec::new());
-    for (s, &(start, end)) in segs.iter().enumerate() {
-        let count = (end - start).div_ceil(chunk) as u32;
-        let first = blocks.len() as u32;
-        for b in 0..count as u64 {
-            let lo = start + b * chunk;
-            blocks.push(BlockWork { start: lo, end: (lo + chunk).min(end), segment: s as u32, first, count, pad: 0 });
-        }
-        segments.push(SegmentWork { start, end, first, count });
-    }
-    (blocks, segments)
+    (blocks(segs, chunk).collect(), segments(segs, chunk).collect())
 }
 
 /// What one pass made: the keys and values by bucket, each segment's
@@ -94,7 +84,7 @@ struct Pass {
     keys: Vec<u32>,
     vals: Vec<u32>,
     splitters: Vec<u32>,
-    offsets: Vec<u64>,
+    offsets: Vec<u32>,
 }
 
 /// Runs one distribution pass over `segs` of `keys` (with `vals`).
@@ -132,7 +122,7 @@ fn pass(keys: &[u32], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass {
             st.get().cast_const(),
         )
     });
-    let offsets = vec![0u64; segs.len() * BUCKETS as usize + 1];
+    let offsets = vec![0u32; segs.len() * BUCKETS as usize + 1];
     let of = Ptr::of(&offsets);
     launch(3, 64, 0, || unsafe {
         bucket_offsets(sg.get().cast_const(), st.get().cast_const(), of.get(), segs.len() as u64, n as u64)
@@ -152,12 +142,12 @@ fn check(keys: &[u32], segs: &[(u64, u64)], p: &Pass, what: &str) -> u64 {
         assert!(v < n && !std::mem::replace(&mut seen[v], true), "{what}: value {v} at {i} lost or doubled");
         assert_eq!(keys[v], k, "{what}: value {v} at {i} moved without its key");
     }
-    assert!(p.offsets.windows(2).all(|w| w[0] <= w[1]) && *p.offsets.last().unwrap() == n as u64, "{what}: offsets");
+    assert!(p.offsets.windows(2).all(|w| w[0] <= w[1]) && *p.offsets.last().unwrap() == n as u32, "{what}: offsets");
     let mut largest = 0;
     for (s, &(start, end)) in segs.iter().enumerate() {
         let b = BUCKETS as usize;
-        assert_eq!(p.offsets[s * b], start, "{what}: segment {s} starts where it did");
-        let next = if s + 1 < segs.len() { p.offsets[(s + 1) * b] } else { n as u64 };
+        assert_eq!(p.offsets[s * b] as u64, start, "{what}: segment {s} starts where it did");
+        let next = if s + 1 < segs.len() { p.offsets[(s + 1) * b] as u64 } else { n as u64 };
         assert_eq!(next, end, "{what}: segment {s} ends where it did");
         if start == end {
             continue;
@@ -165,7 +155,7 @@ fn check(keys: &[u32], segs: &[(u64, u64)], p: &Pass, what: &str) -> u64 {
         let split = &p.splitters[s * WAYS as usize..][..WAYS as usize - 1];
         assert!(split.windows(2).all(|w| w[0] <= w[1]), "{what}: segment {s}'s splitters unsorted");
         for j in 0..b {
-            let (lo, hi) = (p.offsets[s * b + j], p.offsets[s * b + j + 1]);
+            let (lo, hi) = (p.offsets[s * b + j] as u64, p.offsets[s * b + j + 1] as u64);
             for i in lo..hi {
                 // SAFETY: WAYS - 1 splitters.
                 let got = unsafe { classify(split.as_ptr(), p.keys[i as usize]) } as usize;
@@ -244,7 +234,7 @@ fn two_passes_then_each_bucket_sorted_is_the_sort() {
         let first = pass(&keys, &vals, &[(0, n as u64)], 8192);
         check(&keys, &[(0, n as u64)], &first, dist);
         // The first pass's buckets are the second's segments.
-        let segs: Vec<(u64, u64)> = first.offsets.windows(2).map(|w| (w[0], w[1])).collect();
+        let segs: Vec<(u64, u64)> = first.offsets.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
         let second = pass(&first.keys, &vals, &segs, 2048);
         check(&first.keys, &segs, &second, dist);
         // Every final bucket sorted on its own: the whole input sorted.
@@ -260,7 +250,7 @@ fn two_passes_then_each_bucket_sorted_is_the_sort() {
         assert!(moved.zip(&second.keys).all(|(v, &k)| keys[v as usize] == k), "{dist}: values");
         let largest = (0..second.offsets.len() - 1)
             .filter(|j| j % 2 == 0)
-            .map(|j| second.offsets[j + 1] - second.offsets[j])
+            .map(|j| (second.offsets[j + 1] - second.offsets[j]) as u64)
             .max()
             .unwrap();
         let share = n as u64 / (WAYS * WAYS) as u64;

@@ -1,4 +1,4 @@
-//! The full-array sorts (GPU-Warpsort, fused and naive bitonic) against the CPU
+//! The full-array sorts (GPU-Warpsort, fused and naive bitonic, the sample sort) against the CPU
 //! reference over sizes, distributions, key types, orders and key-value.
 
 use warpsort::{Algorithm, Gpu, MergeKernel, MergeSortConfig, Order, PaperConfig, PaperLoads, SortOptions, TileSort};
@@ -57,7 +57,7 @@ fn every_key_type_and_order(g: &Gpu) {
 }
 
 fn millions(g: &Gpu) {
-    for a in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
+    for a in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper, Algorithm::SampleSort] {
         check_sort::<u32>(g, Dist::Uniform, LARGE, &opts(a, Order::Ascending));
         check_sort_pairs::<u32>(g, Dist::Gaussian, LARGE + 3, &opts(a, Order::Ascending));
     }

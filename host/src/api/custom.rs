@@ -47,8 +47,8 @@ fn custom_options<T: Order>(opts: &SortOptions) -> Result<SortOptions> {
     if opts.order == Direction::Descending {
         return Err(Error::BadConfig("a user key type sorts by its `less`: write the descending order there".into()));
     }
-    if opts.algorithm == Algorithm::WarpsortPaper {
-        return Err(Error::BadConfig("GPU-Warpsort as published is not built for user key types".into()));
+    if matches!(opts.algorithm, Algorithm::WarpsortPaper | Algorithm::SampleSort) {
+        return Err(Error::BadConfig(format!("{} is not built for user key types", opts.algorithm.name())));
     }
     if opts.merge_sort != MergeSortConfig::default() && opts.merge_sort != CUSTOM_MERGE_SORT {
         return Err(Error::BadConfig(format!(
@@ -283,6 +283,7 @@ mod tests {
             SortOptions { presorted: Presorted::Always, ..Default::default() },
             SortOptions::descending(),
             SortOptions::algorithm(Algorithm::WarpsortPaper),
+            SortOptions::algorithm(Algorithm::SampleSort),
         ];
         for opts in refused {
             assert!(matches!(custom_options::<Key2>(&opts), Err(Error::BadConfig(_))), "{opts:?}");

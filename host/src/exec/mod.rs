@@ -12,6 +12,7 @@ mod merge_sort;
 mod paper;
 pub(crate) mod permute;
 mod presorted;
+mod sample;
 pub(crate) mod segmented;
 pub(crate) mod wide;
 
@@ -61,6 +62,7 @@ impl Gpu {
             }
             Algo::Bitonic(b) => self.bitonic(items, b),
             Algo::Paper(p) => self.paper(items, p, algo_temp),
+            Algo::Sample(s) => self.sample_sort(items, s, algo_temp),
         }
     }
 }

@@ -702,3 +702,107 @@ impl Kernel for Reverse {
         vec![Param::Ptr(self.p), u64(self.n)]
     }
 }
+
+/// `distribute_sample_{u32,u64}` (device `distribute::sample_splitters`):
+/// a block per segment of a sample sort's distribution pass.
+pub(crate) struct DistributeSample {
+    /// The key word: `U32` or `U64`.
+    pub word: ItemKind,
+    pub keys: DevPtr,
+    pub segments: DevPtr,
+    pub splitters: DevPtr,
+}
+
+impl Kernel for DistributeSample {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::DistributeSample, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.keys), Param::Ptr(self.segments), Param::Ptr(self.splitters)]
+    }
+}
+
+/// `distribute_count_{u32,u64}` (device `distribute::count`): a block per
+/// chunk counts its keys per bucket.
+pub(crate) struct DistributeCount {
+    /// The key word: `U32` or `U64`.
+    pub word: ItemKind,
+    pub keys: DevPtr,
+    pub blocks: DevPtr,
+    pub splitters: DevPtr,
+    pub counts: DevPtr,
+}
+
+impl Kernel for DistributeCount {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::DistributeCount, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.keys), Param::Ptr(self.blocks), Param::Ptr(self.splitters), Param::Ptr(self.counts)]
+    }
+}
+
+/// `distribute_scan` (device `distribute::scan_counts`): one block scans
+/// `m` counts into `m + 1` starts.
+pub(crate) struct DistributeScan {
+    pub counts: DevPtr,
+    pub starts: DevPtr,
+    pub m: usize,
+}
+
+impl Kernel for DistributeScan {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::DistributeScan)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.counts), Param::Ptr(self.starts), u64(self.m)]
+    }
+}
+
+/// `distribute_scatter_*` (device `distribute::scatter`): a block per chunk
+/// moves its items to their buckets, from `src` to `dst` (keys, and values
+/// when the kind has them).
+pub(crate) struct DistributeScatter<'a> {
+    pub src: &'a Items,
+    pub dst: &'a Items,
+    pub blocks: DevPtr,
+    pub splitters: DevPtr,
+    pub starts: DevPtr,
+}
+
+impl Kernel for DistributeScatter<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::DistributeScatter, self.src.kind.rank_as_value())
+    }
+    fn params(&self) -> Vec<Param> {
+        let (s, d) = (self.src, self.dst);
+        let tables = [Param::Ptr(self.blocks), Param::Ptr(self.splitters), Param::Ptr(self.starts)];
+        if s.kind.pairs() {
+            [Param::Ptr(s.keys), Param::Ptr(s.vals), Param::Ptr(d.keys), Param::Ptr(d.vals)]
+                .into_iter()
+                .chain(tables)
+                .collect()
+        } else {
+            [Param::Ptr(s.keys), Param::Ptr(d.keys)].into_iter().chain(tables).collect()
+        }
+    }
+}
+
+/// `distribute_offsets` (device `distribute::bucket_offsets`): where every
+/// bucket of `segs` segments starts (`u32`), and `n` last.
+pub(crate) struct DistributeOffsets {
+    pub segments: DevPtr,
+    pub starts: DevPtr,
+    pub offsets: DevPtr,
+    pub segs: usize,
+    pub n: usize,
+}
+
+impl Kernel for DistributeOffsets {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::DistributeOffsets)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.segments), Param::Ptr(self.starts), Param::Ptr(self.offsets), u64(self.segs), u64(self.n)]
+    }
+}

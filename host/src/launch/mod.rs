@@ -99,6 +99,12 @@ impl ItemKind {
         }
     }
 
+    /// The same items with a rank moved as a plain `u32` value (kernels
+    /// that move ranks without comparing them).
+    pub fn rank_as_value(self) -> Self {
+        if self.is_ranked() { self.with_vals(4) } else { self }
+    }
+
     /// The same keys, key-only.
     pub fn keys_only(self) -> Self {
         self.with_vals(0)
@@ -205,6 +211,11 @@ pub(crate) enum Family {
     Reverse,
     SplitCheck,
     SplitRepair,
+    DistributeSample,
+    DistributeCount,
+    DistributeScan,
+    DistributeScatter,
+    DistributeOffsets,
 }
 
 impl Family {
@@ -243,6 +254,11 @@ impl Family {
             Family::Reverse => names::REVERSE,
             Family::SplitCheck => names::SPLIT_CHECK,
             Family::SplitRepair => names::SPLIT_REPAIR,
+            Family::DistributeSample => names::DISTRIBUTE_SAMPLE,
+            Family::DistributeCount => names::DISTRIBUTE_COUNT,
+            Family::DistributeScan => names::DISTRIBUTE_SCAN,
+            Family::DistributeScatter => names::DISTRIBUTE_SCATTER,
+            Family::DistributeOffsets => names::DISTRIBUTE_OFFSETS,
         }
     }
 }

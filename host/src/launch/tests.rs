@@ -110,6 +110,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));
         }
+        all.push(Box::new(DistributeScatter { src: it, dst: it, blocks: 3, splitters: 4, starts: 5 }));
     }
     for word in WORDS {
         all.push(Box::new(MapKeys { word, keys: 1, n: 2, mode: 0 }));
@@ -119,6 +120,8 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         all.push(Box::new(Gather { word, src: 1, idx: 2, dst: 3, n: 4 }));
         all.push(Box::new(SearchBounds { word, keys: 1, n: 2, queries: 3, upper: 4, q: 5, out: 6 }));
         all.push(Box::new(OrderScan { word, keys: 1, n: 2, out: 3 }));
+        all.push(Box::new(DistributeSample { word, keys: 1, segments: 2, splitters: 3 }));
+        all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4 }));
         all.push(Box::new(Reverse { word, p: 1, n: 2 }));
         let (offsets, row, across) = (2, 0, 3);
         all.push(Box::new(SegmentBoundaries { word, keys: 1, n: 2, offsets, count: 1, row, mode: 0, across }));
@@ -129,6 +132,8 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
     all.push(Box::new(SegmentClassesList { offsets: 1, segments: 2, n: 3, counters: 4, lists: 5, room: 6 }));
     let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
     all.push(Box::new(PaperGroupStarts { sequences: 2, groups: 2, tables }));
+    all.push(Box::new(DistributeScan { counts: 1, starts: 2, m: 3 }));
+    all.push(Box::new(DistributeOffsets { segments: 1, starts: 2, offsets: 3, segs: 4, n: 5 }));
     all
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod merge_sort;
 pub(crate) mod paper;
 pub(crate) mod permute;
 pub(crate) mod presorted;
+pub(crate) mod sample;
 pub(crate) mod segments;
 pub(crate) mod splitters;
 
@@ -25,6 +26,7 @@ use layout::Layout;
 use merge_sort::MergeSortPlan;
 use paper::PaperPlan;
 use presorted::PresortedPlan;
+use sample::SamplePlan;
 
 /// A kernel a plan launches and the shape it launches it with.
 pub(crate) type Launch = (KernelId, Shape);
@@ -97,6 +99,7 @@ pub(crate) enum Algo {
     MergeSort(MergeSortPlan),
     Bitonic(BitonicPlan),
     Paper(PaperPlan),
+    Sample(SamplePlan),
 }
 
 /// Every decision of one full sort.
@@ -137,10 +140,12 @@ impl SortPlan {
                 stage_threads: p.bitonic_stage_threads,
             }),
             Algorithm::WarpsortPaper => Algo::Paper(PaperPlan::new(&opts.paper, kind, n, p)?),
+            Algorithm::SampleSort => Algo::Sample(SamplePlan::new(opts, kind, n)?),
         };
         let algo_bytes = match &algo {
             Algo::MergeSort(m) => m.temp_bytes,
             Algo::Paper(pp) => pp.temp_bytes,
+            Algo::Sample(sp) => sp.temp_bytes,
             Algo::Nothing | Algo::Bitonic(_) => 0,
         };
         let mut l = Layout::default();
@@ -181,6 +186,7 @@ impl Launches for SortPlan {
                 out.push((KernelId::new(Family::BitonicFused, kind), b.block));
             }
             Algo::Paper(pp) => pp.launches(self.n, kind, out),
+            Algo::Sample(sp) => sp.launches(out),
         }
         if let Some(p) = &self.presorted {
             p.launches(out);

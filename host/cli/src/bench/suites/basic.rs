@@ -66,13 +66,14 @@ pub fn warp(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
-/// Full sorts of u32 keys and pairs against n: every algorithm and CUB.
+/// Full sorts of u32 keys and pairs against n: every algorithm (the sample
+/// sort in development too) and CUB.
 pub fn sizes(b: &mut Bench) -> Result<()> {
     for n in sizes_for(b.opts.quick) {
         progress(&format!("full sorts, n = 2^{}", n.trailing_zeros()));
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
-            for algo in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
+            for algo in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper, Algorithm::SampleSort] {
                 b.sort_row("sizes", algo, Dist::Uniform, pairs, &keys_in)?;
             }
             b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None, "");
@@ -103,6 +104,7 @@ pub fn dists(b: &mut Bench) -> Result<()> {
         for pairs in [false, true] {
             b.sort_row("dists", Algorithm::MergeSort, dist, pairs, &keys_in)?;
             b.sort_row("dists", Algorithm::WarpsortPaper, dist, pairs, &keys_in)?;
+            b.sort_row("dists", Algorithm::SampleSort, dist, pairs, &keys_in)?;
             b.cub_rows("dists", dist, pairs, &keys_in, None, "");
         }
     }

@@ -1,0 +1,77 @@
+//! The sample sort's launches (`Algorithm::SampleSort`; the plan is
+//! `plan::sample`): the first distribution pass from the items into
+//! temporary storage, its bucket offsets read back (one wait), the second
+//! pass over those buckets back into the items, then the segmented sort of
+//! the final buckets.
+
+use warpsort_kernels::config::distribute::{self, BUCKETS, BlockWork, SegmentWork};
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::launch::families::{
+    DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScatter,
+};
+use crate::launch::{DevPtr, Items};
+use crate::plan::sample::SamplePlan;
+
+impl Gpu {
+    /// Sorts `items` (ordered words, ascending) as `plan` says, `temp`
+    /// pointing at its storage.
+    pub(crate) fn sample_sort(&self, items: &Items, plan: &SamplePlan, temp: DevPtr) -> Result<()> {
+        let at = |offset: usize| temp + offset as u64;
+        let n = items.n;
+        let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
+        let between = Items::new(at(plan.keys), vals, n, items.kind);
+        self.distribute(items, &between, &[(0, n as u64)], plan.chunks[0], plan, temp)?;
+        let mut first = vec![0u32; BUCKETS as usize + 1];
+        self.download(at(plan.offsets), &mut first)?;
+        let segs: Vec<(u64, u64)> = first.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
+        self.distribute(&between, items, &segs, plan.chunks[1], plan, temp)?;
+        self.run_offsets(items, at(plan.offsets), &plan.buckets, &plan.segment_opts, 0, at(plan.buckets_at))
+    }
+
+    /// One distribution pass of `src`'s `segs` into `dst`, the offsets of
+    /// their buckets at the plan's `offsets`.
+    fn distribute(
+        &self,
+        src: &Items,
+        dst: &Items,
+        segs: &[(u64, u64)],
+        chunk: usize,
+        plan: &SamplePlan,
+        temp: DevPtr,
+    ) -> Result<()> {
+        let at = |offset: usize| temp + offset as u64;
+        let blocks: Vec<BlockWork> = distribute::blocks(segs, chunk as u64).collect();
+        let segments: Vec<SegmentWork> = distribute::segments(segs, chunk as u64).collect();
+        debug_assert!(blocks.len() <= plan.max_blocks && segs.len() <= BUCKETS as usize);
+        self.upload(at(plan.blocks), as_bytes(&blocks))?;
+        self.upload(at(plan.segments), as_bytes(&segments))?;
+        let (word, splitters, starts) = (src.kind.keys_only(), at(plan.splitters), at(plan.starts));
+        let sample = DistributeSample { word, keys: src.keys, segments: at(plan.segments), splitters };
+        self.launch(&sample, plan.sample_shape(segs.len()))?;
+        let (tables, counts) = (at(plan.blocks), at(plan.counts));
+        let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts };
+        self.launch(&count, plan.count_shape(blocks.len()))?;
+        let m = blocks.len() * BUCKETS as usize;
+        self.launch(&DistributeScan { counts, starts, m }, plan.scan_shape())?;
+        let scatter = DistributeScatter { src, dst, blocks: tables, splitters, starts };
+        self.launch(&scatter, plan.scatter_shape(blocks.len()))?;
+        let offsets = DistributeOffsets {
+            segments: at(plan.segments),
+            starts,
+            offsets: at(plan.offsets),
+            segs: segs.len(),
+            n: src.n,
+        };
+        self.launch(&offsets, plan.offsets_shape(segs.len()))
+    }
+}
+
+/// A table as the bytes the device reads.
+fn as_bytes<T: Copy>(table: &[T]) -> &[u8] {
+    // SAFETY: `BlockWork` and `SegmentWork` are `repr(C)` integers with no
+    // padding (their sizes are asserted in `config::distribute`); the bytes
+    // live as long as `table`.
+    unsafe { std::slice::from_raw_parts(table.as_ptr().cast(), size_of_val(table)) }
+}

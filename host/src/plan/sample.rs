@@ -1,0 +1,172 @@
+//! The sample sort's plan (`Algorithm::SampleSort`, issue 15): two
+//! distribution passes (`warpsort_kernels::distribute`) cut the items into
+//! `BUCKETS * BUCKETS` buckets, the first from the input into temporary
+//! storage, the second back, then the segmented sort of buckets given by
+//! offsets sorts each bucket in place (buckets past a block's 8192 items by
+//! the merge sort). The second pass's segments are the first pass's buckets,
+//! known only once it ran: the plan sizes its tables for the most blocks
+//! any such cut can make.
+
+use warpsort_kernels::config::distribute::{
+    BUCKETS, BlockWork, SAMPLES, SCAN_THREADS, SegmentWork, THREADS, WAYS, count_smem_bytes, scatter_smem_bytes,
+};
+
+use crate::error::{Error, Result};
+use crate::launch::{Family, ItemKind, KernelId, Shape};
+use crate::options::{Algorithm, Presorted, SortOptions};
+use crate::plan::SortShape;
+use crate::plan::layout::Layout;
+use crate::plan::segments::OffsetsPlan;
+use crate::plan::{Launch, Launches};
+use crate::policy::SAMPLE;
+
+/// Every decision and region of one sample sort of `n` items of `kind`
+/// (ordered words: keys of 4 or 8 bytes, plain values or ranks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SamplePlan {
+    pub n: usize,
+    pub kind: ItemKind,
+    /// Keys per block of the first and the second pass.
+    pub chunks: [usize; 2],
+    /// The items between the passes: keys, values.
+    pub keys: usize,
+    pub vals: usize,
+    /// `WAYS` splitters a segment (the second pass's `BUCKETS` segments).
+    pub splitters: usize,
+    /// `BUCKETS` counts a block, and their scan.
+    pub counts: usize,
+    pub starts: usize,
+    /// The pass's `BlockWork` and `SegmentWork` tables.
+    pub blocks: usize,
+    pub segments: usize,
+    /// Bucket offsets (`u32`): the first pass's, then the final buckets'.
+    pub offsets: usize,
+    /// The most blocks a pass has.
+    pub max_blocks: usize,
+    /// The segmented sort of the final buckets, and its storage.
+    pub buckets: OffsetsPlan,
+    pub buckets_at: usize,
+    /// The options of that sort: the merge sort for long buckets.
+    pub segment_opts: SortOptions,
+    pub temp_bytes: usize,
+}
+
+impl SamplePlan {
+    /// The plan of `n` items of `kind` (words, ascending) sorted with `opts`.
+    pub fn new(opts: &SortOptions, kind: ItemKind, n: usize) -> Result<Self> {
+        if kind.is_custom() {
+            return Err(Error::BadConfig("the sample sort is not built for user key types".into()));
+        }
+        if n > u32::MAX as usize {
+            return Err(Error::TooLong { len: n, max: u32::MAX as usize });
+        }
+        let first = (n.div_ceil(SAMPLE.first_blocks)).clamp(SAMPLE.min_chunk, SAMPLE.max_chunk);
+        let chunks = [first, SAMPLE.second_chunk];
+        // The second pass: every segment adds at most one partial chunk.
+        let max_blocks = n.div_ceil(chunks[0]).max(n.div_ceil(chunks[1]) + BUCKETS as usize).max(1);
+        let (kb, segs) = (kind.key_bytes(), BUCKETS as usize);
+        let mut l = Layout::default();
+        let (keys, vals) = l.items(n, kind);
+        let splitters = l.region(segs * WAYS as usize * kb);
+        let counts = l.region(max_blocks * BUCKETS as usize * 4);
+        let starts = l.region((max_blocks * BUCKETS as usize + 1) * 8);
+        let blocks = l.region(max_blocks * size_of::<BlockWork>());
+        let segments = l.region(segs * size_of::<SegmentWork>());
+        let offsets = l.region((segs * BUCKETS as usize + 1) * 4);
+        let buckets = OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize);
+        let buckets_at = l.region(buckets.temp_bytes);
+        let segment_opts = SortOptions { algorithm: Algorithm::MergeSort, presorted: Presorted::Never, ..*opts };
+        Ok(SamplePlan {
+            n,
+            kind,
+            chunks,
+            keys,
+            vals,
+            splitters,
+            counts,
+            starts,
+            blocks,
+            segments,
+            offsets,
+            max_blocks,
+            buckets,
+            buckets_at,
+            segment_opts,
+            temp_bytes: l.bytes(),
+        })
+    }
+}
+
+/// The launch shapes of one pass: every kernel's, the one place they are
+/// made.
+impl SamplePlan {
+    /// A block per segment.
+    pub fn sample_shape(&self, segs: usize) -> Shape {
+        Shape::new(segs as u32, THREADS).with_smem(SAMPLES * self.kind.key_bytes() as u32)
+    }
+
+    /// A block per chunk.
+    pub fn count_shape(&self, blocks: usize) -> Shape {
+        Shape::new(blocks as u32, THREADS).with_smem(count_smem_bytes(self.kind.key_bytes() as u32))
+    }
+
+    /// One block.
+    pub fn scan_shape(&self) -> Shape {
+        Shape::new(1, SCAN_THREADS).with_smem(8 * SCAN_THREADS)
+    }
+
+    /// A block per chunk.
+    pub fn scatter_shape(&self, blocks: usize) -> Shape {
+        Shape::new(blocks as u32, THREADS).with_smem(scatter_smem_bytes(self.kind.key_bytes() as u32))
+    }
+
+    /// Element-wise over the offsets.
+    pub fn offsets_shape(&self, segs: usize) -> Shape {
+        Shape::covering(segs * BUCKETS as usize + 1, 256, 1024)
+    }
+}
+
+impl Launches for SamplePlan {
+    fn launches(&self, out: &mut Vec<Launch>) {
+        let (word, segs) = (self.kind.keys_only(), BUCKETS as usize);
+        out.push((KernelId::new(Family::DistributeSample, word), self.sample_shape(segs)));
+        out.push((KernelId::new(Family::DistributeCount, word), self.count_shape(self.max_blocks)));
+        out.push((KernelId::plain(Family::DistributeScan), self.scan_shape()));
+        out.push((
+            KernelId::new(Family::DistributeScatter, self.kind.rank_as_value()),
+            self.scatter_shape(self.max_blocks),
+        ));
+        out.push((KernelId::plain(Family::DistributeOffsets), self.offsets_shape(segs)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use warpsort_kernels::config::distribute::blocks;
+
+    use super::*;
+
+    #[test]
+    fn the_tables_hold_every_cut_of_the_second_pass() {
+        for n in [2usize, 33, 4096, 100_003, 1 << 24] {
+            let p = SamplePlan::new(&SortOptions::default(), ItemKind::U32U32, n).unwrap();
+            assert!(p.chunks[0] >= SAMPLE.min_chunk && p.chunks[0] <= SAMPLE.max_chunk);
+            assert_eq!(p.n.div_ceil(p.chunks[0]).min(p.max_blocks), n.div_ceil(p.chunks[0]));
+            // The worst cut: every bucket one key past a chunk.
+            let mut segs = Vec::new();
+            let (mut at, per) = (0u64, (n / BUCKETS as usize) as u64);
+            for _ in 0..BUCKETS - 1 {
+                segs.push((at, at + per));
+                at += per;
+            }
+            segs.push((at, n as u64));
+            assert!(blocks(&segs, p.chunks[1] as u64).count() <= p.max_blocks, "n={n}");
+            assert!(p.temp_bytes >= n * 8, "n={n}: the items between the passes");
+            assert_eq!(p.segment_opts.algorithm, Algorithm::MergeSort, "long buckets by the merge sort");
+        }
+        assert!(matches!(
+            SamplePlan::new(&SortOptions::default(), ItemKind::U32, u32::MAX as usize + 1),
+            Err(Error::TooLong { .. })
+        ));
+    }
+}
