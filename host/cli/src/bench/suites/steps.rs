@@ -1,6 +1,7 @@
 //! The steps suite: GPU-Warpsort's time per kernel (the profiler's CUDA
 //! events around each launch) for keys, pairs and 16-byte pairs, step 1
-//! alone at every tile size, and the fused bitonic sort's kernels.
+//! alone at every tile size, the sample sort's kernels, and the fused
+//! bitonic sort's kernels.
 
 use warpsort::{Algorithm, KernelTime, MergeSortConfig, Order, SortOptions, TileSort};
 use warpsort_testkit::data::Dist;
@@ -79,6 +80,22 @@ pub fn steps(b: &mut Bench) -> Result<()> {
             if let Some(t) = times.first() {
                 println!("steps     step1 tile={tile:<6} {:<36} {:>9.3} ms", t.kernel, t.ms);
             }
+        }
+    }
+    // The sample sort's kernels (issue 15): each beside the copy's rate.
+    for &m in &[1usize << 24, 1 << 26] {
+        let keys_in = if m == n { keys_in.clone() } else { input::<u32>(Dist::Uniform, m) };
+        for pairs in [false, true] {
+            let what = if pairs { "pairs" } else { "keys" };
+            progress(&format!("sample sort time per kernel, n = 2^{}, {what}", m.trailing_zeros()));
+            let times = profiled::<u32>(b, &keys_in, pairs, &SortOptions::algorithm(Algorithm::SampleSort))?;
+            print_steps(&format!("sample n=2^{}", m.trailing_zeros()), what, &times);
+            let total: f64 = times.iter().map(|t| t.ms).sum();
+            println!(
+                "steps     sample n=2^{} {what}: {total:.3} ms in all, {:.2} Gkeys/s",
+                m.trailing_zeros(),
+                m as f64 / total / 1e6
+            );
         }
     }
     progress("fused bitonic time per kernel, n = 2^24, keys");
