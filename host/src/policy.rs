@@ -120,7 +120,7 @@ pub(crate) struct SampleTuning {
 }
 
 pub(crate) const SAMPLE: SampleTuning =
-    SampleTuning { first_blocks: 1024, min_chunk: 4096, max_chunk: 1 << 16, second_chunk: 4096 };
+    SampleTuning { first_blocks: 1024, min_chunk: 4096, max_chunk: 1 << 16, second_chunk: 16384 };
 
 /// Hopper (sm_90: H100, H200), tuned on an H200 with `warpsort bench
 /// --suite tune` and the launch-rule runs of `docs/runs/`.

@@ -350,10 +350,13 @@ pub const fn custom_item_bytes(key_bytes: usize, key_align: usize, val_bytes: us
 /// assert_eq!(count_smem_bytes(4), 4 * WAYS + 4 * BUCKETS);
 /// ```
 pub mod distribute {
-    /// Ways a pass splits a segment: a power of two.
-    pub const WAYS: u32 = 64;
+    /// Ways a pass splits a segment: a power of two. Two passes make
+    /// `WAYS^2` buckets between splitters: 1024 keys on average at 2^26,
+    /// so that few pass the segmented sort's block of 8192 (longer
+    /// buckets go to the merge sort one by one).
+    pub const WAYS: u32 = 256;
     /// `log2(WAYS)`: steps of the classification's binary search.
-    pub const LOG_WAYS: u32 = 6;
+    pub const LOG_WAYS: u32 = 8;
     /// Buckets a pass makes of a segment: bucket `2i` holds the keys
     /// strictly between splitters `i - 1` and `i`, bucket `2i + 1` the keys
     /// equal to splitter `i` (the last, `2 * WAYS - 1`, stays empty).
