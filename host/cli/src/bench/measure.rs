@@ -135,10 +135,11 @@ impl Bench<'_> {
                 Ordering::Equal => !opts.stable || w[0] < w[1],
                 Ordering::Greater => false,
             });
-        let label = if opts.stable { "warpsort argsort stable" } else { "warpsort argsort" };
+        let who = if opts.algorithm == Algorithm::SampleSort { "sample" } else { "warpsort" };
+        let label = format!("{who} argsort{}", if opts.stable { " stable" } else { "" });
         self.report.push(Row {
             suite,
-            algo: label.into(),
+            algo: label,
             dtype: K::NAME,
             pairs: false,
             dist: dist.name(),

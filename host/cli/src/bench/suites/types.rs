@@ -1,8 +1,9 @@
 //! The types suite: key types, payload widths, argsort and the stable sort
 //! beside the same operations in CUB (argsort: CUB's rows include its iota
-//! kernel in the timing, as warpsort's include its own).
+//! kernel in the timing, as warpsort's include its own); each also by the
+//! sample sort in development (rows `sample`, issue 15).
 
-use warpsort::{SortKey, SortOptions};
+use warpsort::{Algorithm, SortKey, SortOptions};
 use warpsort_testkit::data::{Dist, FromPattern};
 
 use crate::bench::cub::CubMode;
@@ -35,6 +36,16 @@ pub fn types(b: &mut Bench) -> Result<()> {
         let few = input::<u32>(Dist::FewUnique, n);
         b.sort_row_with::<u32, u32>("types", "warpsort stable".into(), stable, Dist::FewUnique, true, &few)?;
         b.cub_rows_as("types", Dist::FewUnique, st, &few, None, "");
+        // The sample sort of the same inputs.
+        let ss = SortOptions::algorithm(Algorithm::SampleSort);
+        let ss_stable = SortOptions { stable: true, ..ss };
+        b.sort_row_with::<u32, u32>("types", "sample".into(), ss, u, true, &k)?;
+        b.sort_row_with::<u32, u64>("types", "sample".into(), ss, u, true, &k)?;
+        b.argsort_row("types", ss, u, &k)?;
+        b.sort_row_with::<u32, u32>("types", "sample stable".into(), ss_stable, u, true, &k)?;
+        for dtype in [sample_keys::<u64>, sample_keys::<i64>, sample_keys::<f64>, sample_keys::<f32>] {
+            dtype(b, n)?;
+        }
     }
     Ok(())
 }
@@ -71,5 +82,17 @@ where
     let keys = input::<K>(Dist::Uniform, n);
     b.sort_row_with::<K, u32>("types", "warpsort".into(), SortOptions::default(), Dist::Uniform, false, &keys)?;
     b.cub_rows("types", Dist::Uniform, false, &keys, None, "");
+    Ok(())
+}
+
+/// Uniform `K` keys sorted by the sample sort (CUB's rows of the same
+/// distribution come from [`keys_beside_cub`] for the types it runs).
+fn sample_keys<K: SortKey>(b: &mut Bench, n: usize) -> Result<()>
+where
+    K::Bits: FromPattern,
+{
+    let keys = input::<K>(Dist::Uniform, n);
+    let ss = SortOptions::algorithm(Algorithm::SampleSort);
+    b.sort_row_with::<K, u32>("types", "sample".into(), ss, Dist::Uniform, false, &keys)?;
     Ok(())
 }
