@@ -11,8 +11,9 @@
 //!    its keys against the segment's splitters in shared memory (a binary
 //!    search of `LOG_WAYS` steps, then one equality test) and counts them
 //!    per bucket; the counts are stored bucket-major within the segment, so
-//!    that one exclusive scan ([`scan_counts`]) of all of them gives every
-//!    (block, bucket) its first output position;
+//!    that one exclusive scan of all of them gives every (block, bucket) its
+//!    first output position ([`scan_counts`] in one block, or
+//!    [`scan_reduce`], [`scan_counts`] of the parts' sums, [`scan_down`]);
 //! 3. [`scatter`]: the block classifies its keys again and writes each (and
 //!    its value) at its bucket's next position (a shared-memory cursor:
 //!    keys of one bucket and block land in any order);
@@ -29,7 +30,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::arch::{block_dim, block_idx, dynamic_smem, global_thread, grid_threads, sync_block, thread_idx};
+use crate::arch::{block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, sync_block, thread_idx};
 use crate::config::distribute::{
     BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, SegmentWork, WAYS, splitters_bytes,
 };
@@ -199,21 +200,101 @@ pub unsafe fn count<T: Copy + PartialOrd>(
 }
 
 /// One block writes `starts[i]`, the sum of `counts[..i]`, for every
-/// `i <= m` (`starts[m]` the total): each thread sums a run of counts, the
-/// block scans the sums in shared memory, each thread writes its run's
-/// prefixes.
+/// `i <= m` (`starts[m]` the total): [`scan_range`] over all of them.
 ///
 /// # Safety
 /// `counts` holds `m` values, `starts` `m + 1`; `8 * block_dim()` bytes of
 /// shared memory.
 #[inline(always)]
 pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64) {
+    // SAFETY: the caller's contract.
+    let total = unsafe { scan_range(counts, starts, 0, m, 0) };
+    if thread_idx() == 0 {
+        // SAFETY: starts holds m + 1 values.
+        unsafe { *starts.add(m as usize) = total };
+    }
+}
+
+/// The block's part of `m` counts when a grid cuts them into `grid_dim()`
+/// equal runs: `lo..hi`.
+#[inline(always)]
+pub fn block_counts(m: u64) -> (u64, u64) {
+    let per = m.div_ceil(grid_dim() as u64);
+    let lo = (block_idx() as u64 * per).min(m);
+    (lo, (lo + per).min(m))
+}
+
+/// The first of three kernels that scan many counts: block `b` writes the
+/// sum of its part ([`block_counts`]) at `sums[b]` (a `u32`: the sample
+/// sort counts fewer than 2^32 keys).
+///
+/// # Safety
+/// `counts` holds `m` values, `sums` one per block; `8 * block_dim()` bytes
+/// of shared memory.
+#[inline(always)]
+pub unsafe fn scan_reduce(counts: *const u32, sums: *mut u32, m: u64) {
+    let (lo, hi) = block_counts(m);
     let (t, threads) = (thread_idx() as u64, block_dim() as u64);
-    let per = m.div_ceil(threads);
-    let (lo, hi) = ((t * per).min(m), ((t + 1) * per).min(m));
     let mut sum = 0u64;
-    for i in lo..hi {
-        // SAFETY: i < m.
+    let mut i = lo + t;
+    while i < hi {
+        // SAFETY: i < hi <= m.
+        sum += unsafe { *counts.add(i as usize) } as u64;
+        i += threads;
+    }
+    let smem = dynamic_smem::<u64>();
+    // SAFETY: t < block_dim().
+    unsafe { *smem.add(t as usize) = sum };
+    sync_block();
+    let mut half = threads.next_power_of_two() / 2;
+    while half > 0 {
+        if t < half && t + half < threads {
+            // SAFETY: both below block_dim().
+            unsafe { *smem.add(t as usize) += *smem.add((t + half) as usize) };
+        }
+        sync_block();
+        half /= 2;
+    }
+    if t == 0 {
+        // SAFETY: one sum per block; the total fits 32 bits.
+        unsafe { *sums.add(block_idx() as usize) = *smem as u32 };
+    }
+}
+
+/// The third of the three: block `b` writes the starts of its part of the
+/// counts from `bases[b]` (the [`scan_counts`] of the parts' sums), and
+/// `starts[m]` the total (`bases[grid_dim()]`).
+///
+/// # Safety
+/// `counts` holds `m` values, `starts` `m + 1`, `bases` one per block and
+/// the total; `8 * block_dim()` bytes of shared memory.
+#[inline(always)]
+pub unsafe fn scan_down(counts: *const u32, starts: *mut u64, bases: *const u64, m: u64) {
+    let (lo, hi) = block_counts(m);
+    // SAFETY: the caller's contract.
+    unsafe { scan_range(counts, starts, lo, hi, *bases.add(block_idx() as usize)) };
+    if block_idx() == 0 && thread_idx() == 0 {
+        // SAFETY: bases holds grid_dim() + 1 values, starts m + 1.
+        unsafe { *starts.add(m as usize) = *bases.add(grid_dim() as usize) };
+    }
+}
+
+/// The block writes `starts[i] = base + counts[lo] + ... + counts[i - 1]`
+/// for every `i` in `lo..hi`, and returns that sum up to `hi` (to every
+/// thread): each thread sums a run of the counts, the block scans the runs'
+/// sums in shared memory, each thread writes its run's prefixes.
+///
+/// # Safety
+/// `counts` and `starts` hold `hi` values; `8 * block_dim()` bytes of
+/// shared memory.
+#[inline(always)]
+unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, base: u64) -> u64 {
+    let (t, threads) = (thread_idx() as u64, block_dim() as u64);
+    let per = (hi - lo).div_ceil(threads);
+    let (a, b) = ((lo + t * per).min(hi), (lo + (t + 1) * per).min(hi));
+    let mut sum = 0u64;
+    for i in a..b {
+        // SAFETY: i < hi.
         sum += unsafe { *counts.add(i as usize) } as u64;
     }
     let sums = dynamic_smem::<u64>();
@@ -231,19 +312,16 @@ pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64) {
         sync_block();
         d *= 2;
     }
-    // SAFETY: t < block_dim().
-    let mut at = unsafe { *sums.add(t as usize) } - sum;
-    for i in lo..hi {
-        // SAFETY: i < m.
+    // SAFETY: t < block_dim(); the last thread's sum is the block's.
+    let (mut at, total) = unsafe { (base + *sums.add(t as usize) - sum, base + *sums.add(threads as usize - 1)) };
+    for i in a..b {
+        // SAFETY: i < hi.
         unsafe {
             *starts.add(i as usize) = at;
             at += *counts.add(i as usize) as u64;
         }
     }
-    if t == threads - 1 {
-        // SAFETY: starts holds m + 1 values.
-        unsafe { *starts.add(m as usize) = at };
-    }
+    total
 }
 
 /// Block `b` moves the keys of its chunk (and their values, when `vals` is
@@ -433,6 +511,27 @@ distribute_kernels!(
 pub unsafe extern "ptx-kernel" fn distribute_scan(counts: *const u32, starts: *mut u64, m: u64) {
     // SAFETY: the host's launch.
     unsafe { scan_counts(counts, starts, m) }
+}
+
+/// [`scan_reduce`].
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(export_name = crate::kernel_name!(distribute_scan_reduce))]
+pub unsafe extern "ptx-kernel" fn distribute_scan_reduce(counts: *const u32, sums: *mut u32, m: u64) {
+    // SAFETY: the host's launch.
+    unsafe { scan_reduce(counts, sums, m) }
+}
+
+/// [`scan_down`].
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(export_name = crate::kernel_name!(distribute_scan_down))]
+pub unsafe extern "ptx-kernel" fn distribute_scan_down(
+    counts: *const u32,
+    starts: *mut u64,
+    bases: *const u64,
+    m: u64,
+) {
+    // SAFETY: the host's launch.
+    unsafe { scan_down(counts, starts, bases, m) }
 }
 
 /// [`bucket_offsets`].

@@ -121,6 +121,12 @@ macro_rules! kernel_name {
     (distribute_scan) => {
         "distribute_scan"
     };
+    (distribute_scan_reduce) => {
+        "distribute_scan_reduce"
+    };
+    (distribute_scan_down) => {
+        "distribute_scan_down"
+    };
     (distribute_scatter) => {
         "distribute_scatter"
     };
@@ -223,6 +229,10 @@ names! {
     DISTRIBUTE_COUNT = distribute_count;
     /// The counts' exclusive scan (one block).
     DISTRIBUTE_SCAN = distribute_scan;
+    /// Many counts' scan, first kernel: each block's part summed.
+    DISTRIBUTE_SCAN_REDUCE = distribute_scan_reduce;
+    /// Many counts' scan, last kernel: each block's part scanned from its base.
+    DISTRIBUTE_SCAN_DOWN = distribute_scan_down;
     /// A distribution pass's keys (and values) moved to their buckets.
     DISTRIBUTE_SCATTER = distribute_scatter;
     /// Where each bucket of each segment starts.

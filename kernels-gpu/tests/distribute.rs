@@ -12,7 +12,9 @@ use warpsort_kernels::config::distribute::{
     BUCKETS, BlockWork, OVERSAMPLE, SAMPLES, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes,
     scatter_smem_bytes, segments,
 };
-use warpsort_kernels::distribute::{bucket_offsets, classify, count, sample_splitters, scan_counts, scatter};
+use warpsort_kernels::distribute::{
+    bucket_offsets, classify, count, sample_splitters, scan_counts, scan_down, scan_reduce, scatter,
+};
 
 /// Threads of the emulated blocks: the kernels stride by `block_dim()`, so
 /// any count is correct; fewer OS threads run the tests faster than the
@@ -205,6 +207,28 @@ fn the_scan_of_the_counts() {
             at += counts[i] as u64;
         }
         assert_eq!(starts[m], at, "m={m}: the total");
+    }
+}
+
+#[test]
+fn the_scan_of_many_counts_in_three_kernels() {
+    for (m, grid) in [(0usize, 1u32), (1, 1), (5, 3), (1000, 7), (4099, 16), (20_000, 5)] {
+        let counts: Vec<u32> = (0..m as u32).map(|i| i * 11 % 17).collect();
+        let (sums, bases) = (vec![0u32; grid as usize], vec![0u64; grid as usize + 1]);
+        let starts = vec![u64::MAX; m + 1];
+        let (c, su, ba, st) = (Ptr::of(&counts), Ptr::of(&sums), Ptr::of(&bases), Ptr::of(&starts));
+        // SAFETY (each launch): the buffers are sized as the kernel asks.
+        launch(grid, 64, 8 * 64, || unsafe { scan_reduce(c.get().cast_const(), su.get(), m as u64) });
+        launch(1, 32, 8 * 32, || unsafe { scan_counts(su.get().cast_const(), ba.get(), grid as u64) });
+        launch(grid, 64, 8 * 64, || unsafe {
+            scan_down(c.get().cast_const(), st.get(), ba.get().cast_const(), m as u64)
+        });
+        let mut at = 0;
+        for i in 0..m {
+            assert_eq!(starts[i], at, "m={m} grid={grid} i={i}");
+            at += counts[i] as u64;
+        }
+        assert_eq!(starts[m], at, "m={m} grid={grid}: the total");
     }
 }
 

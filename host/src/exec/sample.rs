@@ -9,7 +9,8 @@ use warpsort_kernels::config::distribute::{self, BUCKETS, BlockWork, SegmentWork
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::families::{
-    DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScatter,
+    DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScanDown, DistributeScanReduce,
+    DistributeScatter,
 };
 use crate::launch::{DevPtr, Items};
 use crate::plan::sample::SamplePlan;
@@ -53,8 +54,7 @@ impl Gpu {
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts };
         self.launch(&count, plan.count_shape(blocks.len()))?;
-        let m = blocks.len() * BUCKETS as usize;
-        self.launch(&DistributeScan { counts, starts, m }, plan.scan_shape())?;
+        self.scan_counts(counts, starts, blocks.len() * BUCKETS as usize, plan, temp)?;
         let scatter = DistributeScatter { src, dst, blocks: tables, splitters, starts };
         self.launch(&scatter, plan.scatter_shape(blocks.len()))?;
         let offsets = DistributeOffsets {
@@ -65,6 +65,22 @@ impl Gpu {
             n: src.n,
         };
         self.launch(&offsets, plan.offsets_shape(segs.len()))
+    }
+}
+
+impl Gpu {
+    /// `starts[i]`, the sum of `counts[..i]`, for every `i <= m`: in one
+    /// block, or in parts (`SamplePlan::scan_parts`).
+    fn scan_counts(&self, counts: DevPtr, starts: DevPtr, m: usize, plan: &SamplePlan, temp: DevPtr) -> Result<()> {
+        let parts = SamplePlan::scan_parts(m);
+        if parts == 1 {
+            return self.launch(&DistributeScan { counts, starts, m }, plan.scan_shape());
+        }
+        let (sums, bases) = (temp + plan.sums as u64, temp + plan.bases as u64);
+        let shape = SamplePlan::scan_part_shape(parts);
+        self.launch(&DistributeScanReduce { counts, sums, m }, shape)?;
+        self.launch(&DistributeScan { counts: sums, starts: bases, m: parts }, plan.scan_shape())?;
+        self.launch(&DistributeScanDown { counts, starts, bases, m }, shape)
     }
 }
 

@@ -759,6 +759,41 @@ impl Kernel for DistributeScan {
     }
 }
 
+/// `distribute_scan_reduce` (device `distribute::scan_reduce`): each
+/// block's part of `m` counts summed into `sums`.
+pub(crate) struct DistributeScanReduce {
+    pub counts: DevPtr,
+    pub sums: DevPtr,
+    pub m: usize,
+}
+
+impl Kernel for DistributeScanReduce {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::DistributeScanReduce)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.counts), Param::Ptr(self.sums), u64(self.m)]
+    }
+}
+
+/// `distribute_scan_down` (device `distribute::scan_down`): each block's
+/// part of `m` counts scanned from its base.
+pub(crate) struct DistributeScanDown {
+    pub counts: DevPtr,
+    pub starts: DevPtr,
+    pub bases: DevPtr,
+    pub m: usize,
+}
+
+impl Kernel for DistributeScanDown {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::DistributeScanDown)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.counts), Param::Ptr(self.starts), Param::Ptr(self.bases), u64(self.m)]
+    }
+}
+
 /// `distribute_scatter_*` (device `distribute::scatter`): a block per chunk
 /// moves its items to their buckets, from `src` to `dst` (keys, and values
 /// when the kind has them).

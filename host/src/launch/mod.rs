@@ -214,6 +214,8 @@ pub(crate) enum Family {
     DistributeSample,
     DistributeCount,
     DistributeScan,
+    DistributeScanReduce,
+    DistributeScanDown,
     DistributeScatter,
     DistributeOffsets,
 }
@@ -257,6 +259,8 @@ impl Family {
             Family::DistributeSample => names::DISTRIBUTE_SAMPLE,
             Family::DistributeCount => names::DISTRIBUTE_COUNT,
             Family::DistributeScan => names::DISTRIBUTE_SCAN,
+            Family::DistributeScanReduce => names::DISTRIBUTE_SCAN_REDUCE,
+            Family::DistributeScanDown => names::DISTRIBUTE_SCAN_DOWN,
             Family::DistributeScatter => names::DISTRIBUTE_SCATTER,
             Family::DistributeOffsets => names::DISTRIBUTE_OFFSETS,
         }

@@ -33,9 +33,13 @@ pub(crate) struct SamplePlan {
     pub vals: usize,
     /// `WAYS` splitters a segment (the second pass's `BUCKETS` segments).
     pub splitters: usize,
-    /// `BUCKETS` counts a block, and their scan.
+    /// `BUCKETS` counts a block, and their scan: the parts' sums and
+    /// their scan first when the counts are cut into parts
+    /// ([`SamplePlan::scan_parts`]).
     pub counts: usize,
     pub starts: usize,
+    pub sums: usize,
+    pub bases: usize,
     /// The pass's `BlockWork` and `SegmentWork` tables.
     pub blocks: usize,
     pub segments: usize,
@@ -70,6 +74,8 @@ impl SamplePlan {
         let splitters = l.region(segs * WAYS as usize * kb);
         let counts = l.region(max_blocks * BUCKETS as usize * 4);
         let starts = l.region((max_blocks * BUCKETS as usize + 1) * 8);
+        let sums = l.region(MAX_SCAN_PARTS * 4);
+        let bases = l.region((MAX_SCAN_PARTS + 1) * 8);
         let blocks = l.region(max_blocks * size_of::<BlockWork>());
         let segments = l.region(segs * size_of::<SegmentWork>());
         let offsets = l.region((segs * BUCKETS as usize + 1) * 4);
@@ -85,6 +91,8 @@ impl SamplePlan {
             splitters,
             counts,
             starts,
+            sums,
+            bases,
             blocks,
             segments,
             offsets,
@@ -97,9 +105,27 @@ impl SamplePlan {
     }
 }
 
+/// Counts a block of the scan handles at least, when they are many.
+const SCAN_PART: usize = 8192;
+/// The most parts the counts are cut into (the blocks of a scan's first and
+/// last kernels).
+const MAX_SCAN_PARTS: usize = 1024;
+
 /// The launch shapes of one pass: every kernel's, the one place they are
 /// made.
 impl SamplePlan {
+    /// Into how many parts the scan of `m` counts cuts them: 1 (one block
+    /// scans them all) up to `MAX_SCAN_PARTS` (a block sums each part, one
+    /// block scans the sums, a block scans each part from its base).
+    pub fn scan_parts(m: usize) -> usize {
+        m.div_ceil(SCAN_PART).clamp(1, MAX_SCAN_PARTS)
+    }
+
+    /// A block per part of the counts.
+    pub fn scan_part_shape(parts: usize) -> Shape {
+        Shape::new(parts as u32, THREADS).with_smem(8 * THREADS)
+    }
+
     /// A block per segment.
     pub fn sample_shape(&self, segs: usize) -> Shape {
         Shape::new(segs as u32, THREADS).with_smem(SAMPLES * self.kind.key_bytes() as u32)
@@ -132,6 +158,9 @@ impl Launches for SamplePlan {
         out.push((KernelId::new(Family::DistributeSample, word), self.sample_shape(segs)));
         out.push((KernelId::new(Family::DistributeCount, word), self.count_shape(self.max_blocks)));
         out.push((KernelId::plain(Family::DistributeScan), self.scan_shape()));
+        let parts = SamplePlan::scan_part_shape(MAX_SCAN_PARTS);
+        out.push((KernelId::plain(Family::DistributeScanReduce), parts));
+        out.push((KernelId::plain(Family::DistributeScanDown), parts));
         out.push((
             KernelId::new(Family::DistributeScatter, self.kind.rank_as_value()),
             self.scatter_shape(self.max_blocks),
