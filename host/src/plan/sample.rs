@@ -50,7 +50,8 @@ pub(crate) struct SamplePlan {
     /// The segmented sort of the final buckets, and its storage.
     pub buckets: OffsetsPlan,
     pub buckets_at: usize,
-    /// The options of that sort: the merge sort for long buckets.
+    /// The options of that sort: the merge sort for long buckets, each
+    /// scanned for its order first.
     pub segment_opts: SortOptions,
     pub temp_bytes: usize,
 }
@@ -81,7 +82,10 @@ impl SamplePlan {
         let offsets = l.region((segs * BUCKETS as usize + 1) * 4);
         let buckets = OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize);
         let buckets_at = l.region(buckets.temp_bytes);
-        let segment_opts = SortOptions { algorithm: Algorithm::MergeSort, presorted: Presorted::Never, ..*opts };
+        // Long buckets by the merge sort, which first scans their order: a
+        // long equality bucket (one value making much of the input) is
+        // found sorted in one read.
+        let segment_opts = SortOptions { algorithm: Algorithm::MergeSort, presorted: Presorted::Always, ..*opts };
         Ok(SamplePlan {
             n,
             kind,
@@ -192,6 +196,7 @@ mod tests {
             assert!(blocks(&segs, p.chunks[1] as u64).count() <= p.max_blocks, "n={n}");
             assert!(p.temp_bytes >= n * 8, "n={n}: the items between the passes");
             assert_eq!(p.segment_opts.algorithm, Algorithm::MergeSort, "long buckets by the merge sort");
+            assert_eq!(p.segment_opts.presorted, Presorted::Always, "an equality bucket found sorted");
         }
         assert!(matches!(
             SamplePlan::new(&SortOptions::default(), ItemKind::U32, u32::MAX as usize + 1),
