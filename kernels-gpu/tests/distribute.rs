@@ -201,13 +201,18 @@ fn the_scan_of_the_counts() {
         let (c, s) = (Ptr::of(&counts), Ptr::of(&starts));
         // SAFETY: m counts, m + 1 starts, 8 bytes a thread.
         launch(1, 128, 8 * 128, || unsafe { scan_counts(c.get().cast_const(), s.get(), m as u64) });
-        let mut at = 0;
-        for i in 0..m {
-            assert_eq!(starts[i], at, "m={m} i={i}");
-            at += counts[i] as u64;
-        }
-        assert_eq!(starts[m], at, "m={m}: the total");
+        assert_prefix_sums(&counts, &starts, &format!("m={m}"));
     }
+}
+
+/// `starts` is the exclusive prefix sum of `counts`, the total last.
+fn assert_prefix_sums(counts: &[u32], starts: &[u64], what: &str) {
+    let mut at = 0;
+    for (i, &c) in counts.iter().enumerate() {
+        assert_eq!(starts[i], at, "{what} i={i}");
+        at += c as u64;
+    }
+    assert_eq!(starts[counts.len()], at, "{what}: the total");
 }
 
 #[test]
@@ -223,12 +228,7 @@ fn the_scan_of_many_counts_in_three_kernels() {
         launch(grid, 64, 8 * 64, || unsafe {
             scan_down(c.get().cast_const(), st.get(), ba.get().cast_const(), m as u64)
         });
-        let mut at = 0;
-        for i in 0..m {
-            assert_eq!(starts[i], at, "m={m} grid={grid} i={i}");
-            at += counts[i] as u64;
-        }
-        assert_eq!(starts[m], at, "m={m} grid={grid}: the total");
+        assert_prefix_sums(&counts, &starts, &format!("m={m} grid={grid}"));
     }
 }
 
