@@ -79,6 +79,9 @@ pub struct BenchArgs {
     /// free memory; 2 GiB with --quick).
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<usize>,
+    /// Leave out the rows of the sample sort (in development, issue 15).
+    #[arg(long)]
+    pub no_sample: bool,
 }
 
 impl Suite {

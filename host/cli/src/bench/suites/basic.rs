@@ -73,8 +73,11 @@ pub fn sizes(b: &mut Bench) -> Result<()> {
         progress(&format!("full sorts, n = 2^{}", n.trailing_zeros()));
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
-            for algo in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper, Algorithm::SampleSort] {
+            for algo in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
                 b.sort_row("sizes", algo, Dist::Uniform, pairs, &keys_in)?;
+            }
+            if !b.opts.no_sample {
+                b.sort_row("sizes", Algorithm::SampleSort, Dist::Uniform, pairs, &keys_in)?;
             }
             b.cub_rows("sizes", Dist::Uniform, pairs, &keys_in, None, "");
         }
@@ -104,7 +107,9 @@ pub fn dists(b: &mut Bench) -> Result<()> {
         for pairs in [false, true] {
             b.sort_row("dists", Algorithm::MergeSort, dist, pairs, &keys_in)?;
             b.sort_row("dists", Algorithm::WarpsortPaper, dist, pairs, &keys_in)?;
-            b.sort_row("dists", Algorithm::SampleSort, dist, pairs, &keys_in)?;
+            if !b.opts.no_sample {
+                b.sort_row("dists", Algorithm::SampleSort, dist, pairs, &keys_in)?;
+            }
             b.cub_rows("dists", dist, pairs, &keys_in, None, "");
         }
     }

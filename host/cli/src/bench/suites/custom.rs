@@ -234,8 +234,10 @@ where
     let ws = SortOptions::default();
     b.sort_row_with::<K, u32>("custom", "warpsort".into(), ws, u, false, keys)?;
     b.sort_row_with::<K, u32>("custom", "warpsort".into(), ws, u, true, keys)?;
-    let ss = SortOptions::algorithm(warpsort::Algorithm::SampleSort);
-    b.sort_row_with::<K, u32>("custom", "sample".into(), ss, u, false, keys)?;
+    if !b.opts.no_sample {
+        let ss = SortOptions::algorithm(warpsort::Algorithm::SampleSort);
+        b.sort_row_with::<K, u32>("custom", "sample".into(), ss, u, false, keys)?;
+    }
     let r = Records { dtype, bytes: records, n: keys.len(), key_bytes: size_of::<K>() };
     for pairs in [false, true] {
         let mode =

@@ -83,7 +83,8 @@ pub fn steps(b: &mut Bench) -> Result<()> {
         }
     }
     // The sample sort's kernels (issue 15): each beside the copy's rate.
-    for &m in &[1usize << 24, 1 << 26] {
+    let sample_sizes: &[usize] = if b.opts.no_sample { &[] } else { &[1 << 24, 1 << 26] };
+    for &m in sample_sizes {
         let keys_in = if m == n { keys_in.clone() } else { input::<u32>(Dist::Uniform, m) };
         for pairs in [false, true] {
             let what = if pairs { "pairs" } else { "keys" };

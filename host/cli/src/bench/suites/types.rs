@@ -37,6 +37,9 @@ pub fn types(b: &mut Bench) -> Result<()> {
         b.sort_row_with::<u32, u32>("types", "warpsort stable".into(), stable, Dist::FewUnique, true, &few)?;
         b.cub_rows_as("types", Dist::FewUnique, st, &few, None, "");
         // The sample sort of the same inputs.
+        if b.opts.no_sample {
+            continue;
+        }
         let ss = SortOptions::algorithm(Algorithm::SampleSort);
         let ss_stable = SortOptions { stable: true, ..ss };
         b.sort_row_with::<u32, u32>("types", "sample".into(), ss, u, true, &k)?;
