@@ -87,27 +87,33 @@ fn plan(segs: &[(u64, u64)], chunk: u64) -> (Vec<BlockWork>, Vec<SegmentWork>) {
 
 /// What one pass made: the keys and values by bucket, each segment's
 /// splitters, where every bucket starts.
-struct Pass {
-    keys: Vec<u32>,
+struct Pass<T> {
+    keys: Vec<T>,
     vals: Vec<u32>,
-    splitters: Vec<u32>,
+    splitters: Vec<T>,
     offsets: Vec<u32>,
 }
 
+/// A key word of the pass: `u32` or `u64`.
+trait Word: Copy + PartialOrd + Default + std::fmt::Debug + Send + Sync + 'static {}
+impl Word for u32 {}
+impl Word for u64 {}
+
 /// Runs one distribution pass over `segs` of `keys` (with `vals`).
-fn pass(keys: &[u32], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass {
+fn pass<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass<T> {
     let n = keys.len();
+    let kb = size_of::<T>();
     let (blocks, segments) = plan(segs, chunk);
-    let splitters = vec![0u32; segs.len() * WAYS as usize];
+    let splitters = vec![T::default(); segs.len() * WAYS as usize];
     let (k, v, sg, bl, sp) = (Ptr::of(keys), Ptr::of(vals), Ptr::of(&segments), Ptr::of(&blocks), Ptr::of(&splitters));
     // SAFETY (each launch): the buffers are sized as the kernel asks.
-    launch(segs.len() as u32, EMU_THREADS, SAMPLES as usize * 4, || unsafe {
+    launch(segs.len() as u32, EMU_THREADS, SAMPLES as usize * kb, || unsafe {
         sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get())
     });
     let m = blocks.len() * BUCKETS as usize;
     let counts = vec![0u32; m];
     let c = Ptr::of(&counts);
-    launch(blocks.len() as u32, EMU_THREADS, count_smem_bytes(4) as usize, || unsafe {
+    launch(blocks.len() as u32, EMU_THREADS, count_smem_bytes(kb as u32) as usize, || unsafe {
         count(k.get().cast_const(), bl.get().cast_const(), sp.get().cast_const(), c.get())
     });
     let starts = vec![0u64; m + 1];
@@ -116,9 +122,9 @@ fn pass(keys: &[u32], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass {
         scan_counts(c.get().cast_const(), st.get(), m as u64)
     });
     assert_eq!(starts[m], n as u64, "the counts sum to n");
-    let (out_keys, out_vals) = (vec![0u32; n], vec![u32::MAX; n]);
+    let (out_keys, out_vals) = (vec![T::default(); n], vec![u32::MAX; n]);
     let (ok, ov) = (Ptr::of(&out_keys), Ptr::of(&out_vals));
-    launch(blocks.len() as u32, EMU_THREADS, scatter_smem_bytes(4) as usize, || unsafe {
+    launch(blocks.len() as u32, EMU_THREADS, scatter_smem_bytes(kb as u32) as usize, || unsafe {
         scatter(
             k.get().cast_const(),
             v.get().cast_const(),
@@ -141,7 +147,7 @@ fn pass(keys: &[u32], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass {
 /// values a permutation of the input's, each value with its key, bucket offsets rising to `n` and within their
 /// segment, every key in the bucket its segment's splitters give; returns
 /// the largest bucket that is not an equality bucket.
-fn check(keys: &[u32], segs: &[(u64, u64)], p: &Pass, what: &str) -> u64 {
+fn check<T: Word>(keys: &[T], segs: &[(u64, u64)], p: &Pass<T>, what: &str) -> u64 {
     let n = keys.len();
     let mut seen = vec![false; n];
     for (i, (&k, &v)) in p.keys.iter().zip(&p.vals).enumerate() {
@@ -166,7 +172,7 @@ fn check(keys: &[u32], segs: &[(u64, u64)], p: &Pass, what: &str) -> u64 {
             for i in lo..hi {
                 // SAFETY: WAYS - 1 splitters.
                 let got = unsafe { classify(split.as_ptr(), p.keys[i as usize]) } as usize;
-                assert_eq!(got, j, "{what}: key {} at {i} in bucket {j} of segment {s}", p.keys[i as usize]);
+                assert_eq!(got, j, "{what}: key {:?} at {i} in bucket {j} of segment {s}", p.keys[i as usize]);
             }
             if j % 2 == 0 {
                 largest = largest.max(hi - lo);
@@ -252,6 +258,27 @@ fn one_pass_over_sizes_and_distributions() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn a_pass_over_u64_keys() {
+    // Keys whose high halves decide, whose low halves decide, and both.
+    for (what, n) in [("high", 50_001usize), ("low", 50_001), ("mixed", 70_003)] {
+        let mut r = Rng(n as u64);
+        let keys: Vec<u64> = (0..n)
+            .map(|_| match what {
+                "high" => (r.next() % 1000) << 40,
+                "low" => r.next() % 100_000,
+                _ => r.next(),
+            })
+            .collect();
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let segs = [(0, n as u64)];
+        let p = pass(&keys, &vals, &segs, 4096);
+        let largest = check(&keys, &segs, &p, &format!("u64 {what}"));
+        let share = n as u64 / WAYS as u64;
+        assert!(largest <= 4 * share + OVERSAMPLE as u64, "u64 {what}: a bucket of {largest} (share {share})");
     }
 }
 
