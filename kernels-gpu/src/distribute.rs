@@ -130,17 +130,47 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(keys: *const T, segments: *
     }
 }
 
-/// Loads segment `seg`'s splitters into the shared memory at `smem`.
+/// The start of [`count`] and [`scatter`]: the block's number and chunk
+/// (`blocks[block_idx()]`), its segment's splitters loaded at the start of
+/// the shared memory, and the shared memory past them (8-byte aligned).
 ///
 /// # Safety
-/// `splitters` holds `WAYS` keys per segment up to `seg`; `smem` `WAYS`.
+/// `blocks` holds one entry per block, `splitters` `WAYS` keys per segment;
+/// the shared memory holds the splitters.
 #[inline(always)]
-unsafe fn load_splitters<T: Copy>(splitters: *const T, seg: u32, smem: *mut T) {
+unsafe fn block_start<T: Copy>(blocks: *const BlockWork, splitters: *const T) -> (u32, BlockWork, *const T, *mut u8) {
+    let b = block_idx();
+    // SAFETY: one entry per block.
+    let w = unsafe { *blocks.add(b as usize) };
+    let s = dynamic_smem::<T>();
     let mut j = thread_idx();
     while j < WAYS - 1 {
-        // SAFETY: the caller's contract.
-        unsafe { *smem.add(j as usize) = *splitters.add((seg * WAYS + j) as usize) };
+        // SAFETY: the segment's splitters, into the first WAYS slots.
+        unsafe { *s.add(j as usize) = *splitters.add((w.segment * WAYS + j) as usize) };
         j += block_dim();
+    }
+    // SAFETY: the rest of the shared memory begins past the splitters.
+    let rest = unsafe { dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize) };
+    (b, w, s, rest)
+}
+
+/// `f(j)` for every bucket, the block's threads in turn.
+#[inline(always)]
+fn for_each_bucket(mut f: impl FnMut(u32)) {
+    let mut j = thread_idx();
+    while j < BUCKETS {
+        f(j);
+        j += block_dim();
+    }
+}
+
+/// `f(i)` for every key `i` of the chunk, the block's threads in turn.
+#[inline(always)]
+fn for_each_key(w: &BlockWork, mut f: impl FnMut(usize)) {
+    let mut i = w.start + thread_idx() as u64;
+    while i < w.end {
+        f(i as usize);
+        i += block_dim() as u64;
     }
 }
 
@@ -166,37 +196,22 @@ pub unsafe fn count<T: Copy + PartialOrd>(
     splitters: *const T,
     counts: *mut u32,
 ) {
-    let b = block_idx();
-    // SAFETY: one entry per block.
-    let w = unsafe { *blocks.add(b as usize) };
-    let s = dynamic_smem::<T>();
-    // SAFETY: the counters follow the splitters.
-    let counters = unsafe { dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize) }.cast::<u32>();
-    let t = thread_idx();
-    // SAFETY: the caller's contract.
-    unsafe { load_splitters(splitters, w.segment, s) };
-    let mut j = t;
-    while j < BUCKETS {
-        // SAFETY: j < BUCKETS.
-        unsafe { *counters.add(j as usize) = 0 };
-        j += block_dim();
-    }
+    // SAFETY: the caller's contract; the counters follow the splitters.
+    let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
+    let counters = rest.cast::<u32>();
+    // SAFETY: j < BUCKETS.
+    for_each_bucket(|j| unsafe { *counters.add(j as usize) = 0 });
     sync_block();
-    let mut i = w.start + t as u64;
-    while i < w.end {
-        // SAFETY: i lies in the chunk; the splitters are loaded.
-        let bucket = unsafe { classify(s, *keys.add(i as usize)) };
-        // SAFETY: bucket < BUCKETS.
-        unsafe { AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed) };
-        i += block_dim() as u64;
-    }
+    for_each_key(&w, |i| {
+        // SAFETY: i lies in the chunk; the splitters are loaded; bucket < BUCKETS.
+        unsafe {
+            let bucket = classify(s, *keys.add(i));
+            AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed);
+        }
+    });
     sync_block();
-    let mut j = t;
-    while j < BUCKETS {
-        // SAFETY: the slot lies in the block's segment's counts.
-        unsafe { *counts.add(count_slot(&w, b, j)) = *counters.add(j as usize) };
-        j += block_dim();
-    }
+    // SAFETY: the slot lies in the block's segment's counts.
+    for_each_bucket(|j| unsafe { *counts.add(count_slot(&w, b, j)) = *counters.add(j as usize) });
 }
 
 /// One block writes `starts[i]`, the sum of `counts[..i]`, for every
@@ -343,45 +358,33 @@ pub unsafe fn scatter<T: Copy + PartialOrd, V: Copy>(
     splitters: *const T,
     starts: *const u64,
 ) {
-    let b = block_idx();
-    // SAFETY: one entry per block.
-    let w = unsafe { *blocks.add(b as usize) };
-    let s = dynamic_smem::<T>();
-    // SAFETY: the starts, then the cursors, follow the splitters.
-    let (first, cursors) = unsafe {
-        let at = dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize);
-        (at.cast::<u64>(), at.add(8 * BUCKETS as usize).cast::<u32>())
-    };
-    let t = thread_idx();
-    // SAFETY: the caller's contract.
-    unsafe { load_splitters(splitters, w.segment, s) };
-    let mut j = t;
-    while j < BUCKETS {
+    // SAFETY: the caller's contract; the starts, then the cursors, follow
+    // the splitters.
+    let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
+    let (first, cursors) = (rest.cast::<u64>(), unsafe { rest.add(8 * BUCKETS as usize) }.cast::<u32>());
+    for_each_bucket(|j| {
         // SAFETY: j < BUCKETS; the slot is the block's.
         unsafe {
             *first.add(j as usize) = *starts.add(count_slot(&w, b, j));
             *cursors.add(j as usize) = 0;
         }
-        j += block_dim();
-    }
+    });
     sync_block();
-    let mut i = w.start + t as u64;
-    while i < w.end {
+    for_each_key(&w, |i| {
         // SAFETY: i lies in the chunk; the bucket's run has room for every
         // key the block counted in it, and the scan gave each run its own
         // positions.
         unsafe {
-            let k = *keys.add(i as usize);
+            let k = *keys.add(i);
             let bucket = classify(s, k) as usize;
             let rank = AtomicU32::from_ptr(cursors.add(bucket)).fetch_add(1, Relaxed);
             let to = (*first.add(bucket) + rank as u64) as usize;
             *out_keys.add(to) = k;
             if !vals.is_null() {
-                *out_vals.add(to) = *vals.add(i as usize);
+                *out_vals.add(to) = *vals.add(i);
             }
         }
-        i += block_dim() as u64;
-    }
+    });
 }
 
 /// Writes `offsets[s * BUCKETS + j]`, where bucket `j` of segment `s`
