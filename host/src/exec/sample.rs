@@ -23,28 +23,29 @@ impl Gpu {
         let n = items.n;
         let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
         let between = Items::new(at(plan.keys), vals, n, items.kind);
-        self.distribute(items, &between, &[(0, n as u64)], plan.chunks[0], plan, temp)?;
+        self.distribute(items, &between, &[(0, n as u64)], 0, plan, temp)?;
         let mut first = vec![0u32; BUCKETS as usize + 1];
         self.download(at(plan.offsets), &mut first)?;
         let segs: Vec<(u64, u64)> = first.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
-        self.distribute(&between, items, &segs, plan.chunks[1], plan, temp)?;
+        self.distribute(&between, items, &segs, 1, plan, temp)?;
         self.run_offsets(items, at(plan.offsets), &plan.buckets, &plan.segment_opts, 0, at(plan.buckets_at))
     }
 
-    /// One distribution pass of `src`'s `segs` into `dst`, the offsets of
-    /// their buckets at the plan's `offsets`.
+    /// Distribution pass `pass` (0 or 1) of `src`'s `segs` into `dst`, the
+    /// offsets of their buckets at the plan's `offsets`.
     fn distribute(
         &self,
         src: &Items,
         dst: &Items,
         segs: &[(u64, u64)],
-        chunk: usize,
+        pass: usize,
         plan: &SamplePlan,
         temp: DevPtr,
     ) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
-        let blocks: Vec<BlockWork> = distribute::blocks(segs, chunk as u64).collect();
-        let segments: Vec<SegmentWork> = distribute::segments(segs, chunk as u64).collect();
+        let chunk = plan.chunks[pass] as u64;
+        let blocks: Vec<BlockWork> = distribute::blocks(segs, chunk).collect();
+        let segments: Vec<SegmentWork> = distribute::segments(segs, chunk).collect();
         debug_assert!(blocks.len() <= plan.max_blocks && segs.len() <= BUCKETS as usize);
         self.upload(at(plan.blocks), as_bytes(&blocks))?;
         self.upload(at(plan.segments), as_bytes(&segments))?;
@@ -64,7 +65,7 @@ impl Gpu {
             segs: segs.len(),
             n: src.n,
         };
-        self.launch(&offsets, plan.offsets_shape(segs.len()))
+        self.launch(&offsets, plan.offsets_shapes[pass])
     }
 }
 
@@ -84,10 +85,15 @@ impl Gpu {
     }
 }
 
+/// The tables the distribution kernels read: `repr(C)` integers with no
+/// padding (their sizes are asserted in `config::distribute`).
+trait Table: Copy {}
+impl Table for BlockWork {}
+impl Table for SegmentWork {}
+
 /// A table as the bytes the device reads.
-fn as_bytes<T: Copy>(table: &[T]) -> &[u8] {
-    // SAFETY: `BlockWork` and `SegmentWork` are `repr(C)` integers with no
-    // padding (their sizes are asserted in `config::distribute`); the bytes
-    // live as long as `table`.
+fn as_bytes<T: Table>(table: &[T]) -> &[u8] {
+    // SAFETY: a `Table` is plain integers with no padding; the bytes live
+    // as long as `table`.
     unsafe { std::slice::from_raw_parts(table.as_ptr().cast(), size_of_val(table)) }
 }

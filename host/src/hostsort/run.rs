@@ -243,6 +243,7 @@ impl Gpu {
         if n > I::MAX_LEN {
             return Err(Error::TooLong { len: n, max: I::MAX_LEN });
         }
+        opts.sort.validate()?;
         let ib = size_of::<I>();
         let wide = crate::api::wide::<K>().is_some();
         // The GPU's argsort of wide keys ranks them by `u32` positions.
@@ -263,7 +264,6 @@ impl Gpu {
             return self.argsort_streamed(keys, &opts.sort);
         }
         if wide {
-            opts.sort.validate()?;
             let perm = self.wide_permutation_host(keys, opts)?;
             return Ok(perm.into_iter().map(|p| I::position(p as usize)).collect());
         }
@@ -273,13 +273,10 @@ impl Gpu {
         Ok(positions)
     }
 
-    /// The keys streamed up, argsorted on the GPU, the positions streamed down.
+    /// The keys streamed up, argsorted on the GPU, the positions streamed
+    /// down ([`Gpu::host_argsort`] checked the options and the length).
     fn argsort_streamed<K: SortKey, I: SortIndex>(&self, keys: &[K], opts: &SortOptions) -> Result<Vec<I>> {
         let n = keys.len();
-        if crate::api::wide::<K>().is_none() {
-            crate::api::argsort::argsort_plan::<K>(self, opts, n, size_of::<I>())?;
-        }
-        crate::api::argsort::check_len(n, size_of::<I>(), opts)?;
         if n == 0 {
             return Ok(Vec::new());
         }

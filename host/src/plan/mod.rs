@@ -140,7 +140,7 @@ impl SortPlan {
                 stage_threads: p.bitonic_stage_threads,
             }),
             Algorithm::WarpsortPaper => Algo::Paper(PaperPlan::new(&opts.paper, kind, n, p)?),
-            Algorithm::SampleSort => Algo::Sample(SamplePlan::new(opts, kind, n)?),
+            Algorithm::SampleSort => Algo::Sample(SamplePlan::new(opts, kind, n, p)?),
         };
         let algo_bytes = match &algo {
             Algo::MergeSort(m) => m.temp_bytes,

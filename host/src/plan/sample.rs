@@ -18,7 +18,7 @@ use crate::plan::SortShape;
 use crate::plan::layout::Layout;
 use crate::plan::segments::OffsetsPlan;
 use crate::plan::{Launch, Launches};
-use crate::policy::SAMPLE;
+use crate::policy::{Policy, SAMPLE};
 
 /// Every decision and region of one sample sort of `n` items of `kind`
 /// (ordered words: keys of 4 or 8 bytes, plain values or ranks).
@@ -28,6 +28,9 @@ pub(crate) struct SamplePlan {
     pub kind: ItemKind,
     /// Keys per block of the first and the second pass.
     pub chunks: [usize; 2],
+    /// The bucket offsets' launch, of each pass (one segment, then
+    /// `BUCKETS`): element-wise, as the GPU's table says.
+    pub offsets_shapes: [Shape; 2],
     /// The items between the passes: keys, values.
     pub keys: usize,
     pub vals: usize,
@@ -58,7 +61,7 @@ pub(crate) struct SamplePlan {
 
 impl SamplePlan {
     /// The plan of `n` items of `kind` (words, ascending) sorted with `opts`.
-    pub fn new(opts: &SortOptions, kind: ItemKind, n: usize) -> Result<Self> {
+    pub fn new(opts: &SortOptions, kind: ItemKind, n: usize, p: &Policy) -> Result<Self> {
         if kind.is_custom() {
             return Err(Error::BadConfig("the sample sort is not built for user key types".into()));
         }
@@ -86,10 +89,12 @@ impl SamplePlan {
         // long equality bucket (one value making much of the input) is
         // found sorted in one read.
         let segment_opts = SortOptions { algorithm: Algorithm::MergeSort, presorted: Presorted::Always, ..*opts };
+        let offsets_shapes = [p.elementwise(BUCKETS as usize + 1), p.elementwise(segs * BUCKETS as usize + 1)];
         Ok(SamplePlan {
             n,
             kind,
             chunks,
+            offsets_shapes,
             keys,
             vals,
             splitters,
@@ -149,11 +154,6 @@ impl SamplePlan {
     pub fn scatter_shape(&self, blocks: usize) -> Shape {
         Shape::new(blocks as u32, THREADS).with_smem(scatter_smem_bytes(self.kind.key_bytes() as u32))
     }
-
-    /// Element-wise over the offsets.
-    pub fn offsets_shape(&self, segs: usize) -> Shape {
-        Shape::covering(segs * BUCKETS as usize + 1, 256, 1024)
-    }
 }
 
 impl Launches for SamplePlan {
@@ -169,7 +169,7 @@ impl Launches for SamplePlan {
             KernelId::new(Family::DistributeScatter, self.kind.rank_as_value()),
             self.scatter_shape(self.max_blocks),
         ));
-        out.push((KernelId::plain(Family::DistributeOffsets), self.offsets_shape(segs)));
+        out.push((KernelId::plain(Family::DistributeOffsets), self.offsets_shapes[1]));
     }
 }
 
@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn the_tables_hold_every_cut_of_the_second_pass() {
         for n in [2usize, 33, 4096, 100_003, 1 << 24] {
-            let p = SamplePlan::new(&SortOptions::default(), ItemKind::U32U32, n).unwrap();
+            let p = SamplePlan::new(&SortOptions::default(), ItemKind::U32U32, n, &crate::policy::HOPPER).unwrap();
             assert!(p.chunks[0] >= SAMPLE.min_chunk && p.chunks[0] <= SAMPLE.max_chunk);
             assert_eq!(p.n.div_ceil(p.chunks[0]).min(p.max_blocks), n.div_ceil(p.chunks[0]));
             // The worst cut: every bucket one key past a chunk.
@@ -199,7 +199,7 @@ mod tests {
             assert_eq!(p.segment_opts.presorted, Presorted::Always, "an equality bucket found sorted");
         }
         assert!(matches!(
-            SamplePlan::new(&SortOptions::default(), ItemKind::U32, u32::MAX as usize + 1),
+            SamplePlan::new(&SortOptions::default(), ItemKind::U32, u32::MAX as usize + 1, &crate::policy::HOPPER),
             Err(Error::TooLong { .. })
         ));
     }
