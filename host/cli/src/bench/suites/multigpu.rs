@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use rayon::slice::ParallelSliceMut;
 use warpsort::cudarc::driver::CudaSlice;
-use warpsort::{Cluster, DistOptions, DistReport, Gpu, Order, SortOptions};
+use warpsort::{Cluster, DistOptions, Gpu, Order, SortOptions};
 use warpsort_testkit::data::Dist;
 
 use crate::bench::report::Row;
@@ -63,21 +63,9 @@ pub fn multigpu(b: &mut Bench) -> Result<()> {
                 .map(|i| Ok(c.gpus()[i].stream().clone_htod(&keys[cut(i)..cut(i + 1)])?))
                 .collect::<Result<Vec<_>>>()?;
             let opts = DistOptions { sort: SortOptions::default(), ..Default::default() };
-            let mut times = Vec::new();
-            let mut report: Option<DistReport> = None;
-            let mut ok = true;
-            for rep in 0..b.opts.reps().min(5) + 1 {
-                let start = Instant::now();
-                let shares = c.sort(&inputs, &opts)?;
-                let ms = start.elapsed().as_secs_f64() * 1e3;
-                if rep == 0 {
-                    ok = verified(c.gpus(), &inputs, &shares)?;
-                } else {
-                    times.push(ms);
-                    report = c.last_report();
-                }
-            }
-            let ms = median(times);
+            let run = |_| Ok(c.sort(&inputs, &opts)?);
+            let (ms, ok) = timed(b, || Ok(()), run, |shares| verified(c.gpus(), &inputs, shares))?;
+            let report = c.last_report();
             b.report.push(Row::u32_keys("multigpu", format!("warpsort-dist-{p}gpu"), n, ms, ok));
             let r = report.expect("a report");
             let phases: Vec<String> = r.phases.iter().map(|(name, t)| format!("{name} {t:.1}")).collect();
@@ -108,20 +96,22 @@ pub fn multigpu(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
-/// Milliseconds of `f`: the median of up to 5 runs after a first one,
-/// whose result `check` verifies.
-fn timed<T>(
+/// Milliseconds of `run`: the median of up to 5 runs after a first one,
+/// whose result `check` verifies; `setup` makes each run's input, untimed.
+fn timed<S, T>(
     b: &Bench,
-    mut f: impl FnMut() -> Result<T>,
+    mut setup: impl FnMut() -> Result<S>,
+    mut run: impl FnMut(S) -> Result<T>,
     check: impl FnOnce(&T) -> Result<bool>,
 ) -> Result<(f64, bool)> {
-    let first = f()?;
+    let first = run(setup()?)?;
     let ok = check(&first)?;
     drop(first);
     let mut times = Vec::new();
     for _ in 0..b.opts.reps().min(5) {
+        let input = setup()?;
         let start = Instant::now();
-        f()?;
+        run(input)?;
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }
     Ok((median(times), ok))
@@ -149,7 +139,8 @@ fn pair_rows(b: &mut Bench, clusters: &[Cluster], keys: &[u32]) -> Result<()> {
             let opts = DistOptions { sort, ..Default::default() };
             let (ms, ok) = timed(
                 b,
-                || Ok(c.sort_pairs(&ks, &vs, &opts)?),
+                || Ok(()),
+                |_| Ok(c.sort_pairs(&ks, &vs, &opts)?),
                 |shares| {
                     let (mut before, mut after, mut ok) = (0u64, 0u64, true);
                     let mut last: Option<(u32, u32)> = None;
@@ -188,7 +179,6 @@ fn host_rows(b: &mut Bench, clusters: &[Cluster], keys: &[u32]) -> Result<()> {
     progress(&format!("host slices over the GPUs, n = 2^{}", n.trailing_zeros()));
     let mut want = keys.to_vec();
     want.par_sort_unstable();
-    let mut work = keys.to_vec();
     let gpu = b.gpu;
     type HostSort<'a> = Box<dyn Fn(&mut [u32]) -> warpsort::Result<()> + 'a>;
     let mut runs: Vec<(String, HostSort)> = vec![("warpsort-1gpu host slice".into(), Box::new(|k| gpu.sort_slice(k)))];
@@ -197,21 +187,13 @@ fn host_rows(b: &mut Bench, clusters: &[Cluster], keys: &[u32]) -> Result<()> {
         runs.push((label, Box::new(|k| c.sort_slice(k, &DistOptions::default()))));
     }
     for (label, sort) in runs {
-        // The input restored before every run, untimed; the first run checked.
-        let mut times = Vec::new();
-        let mut ok = true;
-        for rep in 0..b.opts.reps().min(5) + 1 {
-            work.copy_from_slice(keys);
-            let start = Instant::now();
+        // A fresh copy of the input for every run, made untimed.
+        let run = |mut work: Vec<u32>| {
             sort(&mut work)?;
-            let ms = start.elapsed().as_secs_f64() * 1e3;
-            if rep == 0 {
-                ok = work == want;
-            } else {
-                times.push(ms);
-            }
-        }
-        b.report.push(Row::u32_keys("multigpu", label, n, median(times), ok));
+            Ok(work)
+        };
+        let (ms, ok) = timed(b, || Ok(keys.to_vec()), run, |work| Ok(*work == want))?;
+        b.report.push(Row::u32_keys("multigpu", label, n, ms, ok));
     }
     Ok(())
 }
