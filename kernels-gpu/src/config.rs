@@ -83,20 +83,23 @@ pub const BLOCK_SORT_MAX_TILE: u32 = 1024 * KEYS_PER_LANE;
 /// The smallest block sort tile (one warp).
 pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 
-/// Launch bounds: kernels (by name prefix) that must run with up to this
-/// many threads per block whatever their item type. `cargo xtask build-ptx`
-/// writes each into the PTX (as `.maxnreg`), so ptxas keeps their registers
-/// within what so large a block may use (65536 / 1024 = 64 on every GPU
-/// since sm_70); the host refuses other kernels' blocks past what their
-/// registers allow (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+/// Launch bounds: kernels (by name prefix) whose threads, up to this many,
+/// must share one multiprocessor's registers whatever their item type: a
+/// block that large, or (the sample sort's scatter) the blocks its shared
+/// memory lets a multiprocessor hold. `cargo xtask build-ptx` writes each
+/// into the PTX (as `.maxnreg`), so ptxas keeps their registers within that
+/// share (65536 / 1024 = 64 on every GPU since sm_70); the host refuses
+/// other kernels' blocks past what their registers allow
+/// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
 ///
 /// ```
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 2] = [
+pub const LAUNCH_BOUNDS: [(&str, u32); 3] = [
     (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+    (concat!(crate::kernel_name!(distribute_scatter), "_"), distribute::SCATTER_BLOCKS_PER_SM * distribute::THREADS),
 ];
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):
@@ -376,10 +379,31 @@ pub mod distribute {
         splitters_bytes(key_bytes) + 4 * BUCKETS
     }
 
-    /// Shared bytes of the scatter kernel: the splitters, a `u64` start per
-    /// bucket, then a `u32` cursor per bucket.
-    pub const fn scatter_smem_bytes(key_bytes: u32) -> u32 {
-        splitters_bytes(key_bytes) + 8 * BUCKETS + 4 * BUCKETS
+    /// Keys a thread of the counting and scatter kernels holds: a block
+    /// takes its chunk a tile of `THREADS * TILE_ITEMS` keys at a time.
+    pub const TILE_ITEMS: u32 = 8;
+    /// Keys of a tile.
+    pub const TILE: u32 = THREADS * TILE_ITEMS;
+    /// Scatter blocks a multiprocessor holds at once: their registers are
+    /// bounded to fit (`LAUNCH_BOUNDS`: 85 a thread, what the ranking of
+    /// `u64` keys with their values needs without spilling; their shared
+    /// memory, `scatter_smem_bytes`, allows four of any keys and values on
+    /// sm_80 and later).
+    pub const SCATTER_BLOCKS_PER_SM: u32 = 3;
+
+    /// Shared bytes of the scatter kernel (`distribute::ScatterSmem`): the
+    /// splitters, then per bucket a `u64` output cursor, a `u64` tile
+    /// start and a `u32` tile count, a `u64` per thread for the scan, a
+    /// `u32` count per warp and bucket, a `u16` bucket per tile slot, and
+    /// the tile's keys (then its values) in bucket order.
+    pub const fn scatter_smem_bytes(key_bytes: u32, val_bytes: u32) -> u32 {
+        let item = if key_bytes > val_bytes { key_bytes } else { val_bytes };
+        splitters_bytes(key_bytes)
+            + (8 + 8 + 4) * BUCKETS
+            + 8 * THREADS
+            + 4 * (THREADS / super::WARP_SIZE) * BUCKETS
+            + 2 * TILE
+            + item * TILE
     }
 
     /// Shared bytes of the splitters, rounded up to 8.

@@ -14,9 +14,10 @@
 //!    that one exclusive scan of all of them gives every (block, bucket) its
 //!    first output position ([`scan_counts`] in one block, or
 //!    [`scan_reduce`], [`scan_counts`] of the parts' sums, [`scan_down`]);
-//! 3. [`scatter`]: the block classifies its keys again and writes each (and
-//!    its value) at its bucket's next position (a shared-memory cursor:
-//!    keys of one bucket and block land in any order);
+//! 3. [`scatter`]: the block classifies its keys again, a tile at a time,
+//!    ranks each among its bucket's keys in input order, puts the tile in
+//!    bucket order in shared memory and writes it out in runs: the pass is
+//!    stable, so keys equal to a splitter keep their input order;
 //! 4. [`bucket_offsets`]: where each bucket of each segment starts, for the
 //!    next pass or the segmented sort that finishes the buckets.
 //!
@@ -30,10 +31,56 @@
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::arch::{block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, sync_block, thread_idx};
-use crate::config::distribute::{
-    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, SegmentWork, WAYS, splitters_bytes,
+use crate::arch::{
+    ballot, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, sync_block,
+    sync_warp, thread_idx,
 };
+use crate::config::WARP_SIZE;
+use crate::config::distribute::{
+    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, TILE_ITEMS, TILE, SegmentWork, THREADS, WAYS,
+    splitters_bytes,
+};
+
+/// `$body` for each of a thread's `TILE_ITEMS` slots of a tile, `$r` the
+/// slot (a `u32` constant in each copy): spelled out, so that the slots'
+/// arrays stay in registers.
+macro_rules! each_item {
+    ($r:ident => $body:block) => {{
+        const _: () = assert!(TILE_ITEMS == 8, "each_item! spells out 8 slots");
+        each_item!(@ $r $body; 0 1 2 3 4 5 6 7)
+    }};
+    (@ $r:ident $body:block; $($i:literal)*) => {{
+        $({
+            let $r: u32 = $i;
+            $body
+        })*
+    }};
+}
+
+/// Where slot `r` of this thread lies in a tile: key `(warp * TILE_ITEMS +
+/// r) * 32 + lane`, so that a warp's slots, round by round and lane by
+/// lane, are in input order, and each round's load is coalesced.
+#[inline(always)]
+fn tile_slot(r: u32) -> u32 {
+    (thread_idx() / WARP_SIZE * TILE_ITEMS + r) * WARP_SIZE + lane_id()
+}
+
+/// This thread's keys of the tile of `len` keys at `keys + at` (slot `r`
+/// at [`tile_slot`]`(r)`; slots past `len` hold `T::default()`).
+///
+/// # Safety
+/// `keys` holds `at + len` keys.
+#[inline(always)]
+unsafe fn load_tile<T: Copy + Default>(keys: *const T, at: u64, len: u32) -> [T; TILE_ITEMS as usize] {
+    let mut k = [T::default(); TILE_ITEMS as usize];
+    each_item!(r => {
+        if tile_slot(r) < len {
+            // SAFETY: the key lies below at + len.
+            k[r as usize] = unsafe { *keys.add((at + tile_slot(r) as u64) as usize) };
+        }
+    });
+    k
+}
 
 /// The bucket of `k` among the `WAYS - 1` sorted splitters at `s`: `2i` for
 /// `s[i - 1] < k < s[i]`, `2i + 1` for `k == s[i]`, where `i` counts the
@@ -164,16 +211,6 @@ fn for_each_bucket(mut f: impl FnMut(u32)) {
     }
 }
 
-/// `f(i)` for every key `i` of the chunk, the block's threads in turn.
-#[inline(always)]
-fn for_each_key(w: &BlockWork, mut f: impl FnMut(usize)) {
-    let mut i = w.start + thread_idx() as u64;
-    while i < w.end {
-        f(i as usize);
-        i += block_dim() as u64;
-    }
-}
-
 /// Where block `b`'s count of bucket `j` goes among all blocks' counts:
 /// bucket-major within the block's segment.
 #[inline(always)]
@@ -190,7 +227,7 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// [`count_smem_bytes`](crate::config::distribute::count_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn count<T: Copy + PartialOrd>(
+pub unsafe fn count<T: Copy + PartialOrd + Default>(
     keys: *const T,
     blocks: *const BlockWork,
     splitters: *const T,
@@ -202,13 +239,23 @@ pub unsafe fn count<T: Copy + PartialOrd>(
     // SAFETY: j < BUCKETS.
     for_each_bucket(|j| unsafe { *counters.add(j as usize) = 0 });
     sync_block();
-    for_each_key(&w, |i| {
-        // SAFETY: i lies in the chunk; the splitters are loaded; bucket < BUCKETS.
-        unsafe {
-            let bucket = classify(s, *keys.add(i));
-            AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed);
-        }
-    });
+    let tile = (block_dim() * TILE_ITEMS) as u64;
+    let mut at = w.start;
+    while at < w.end {
+        let len = (w.end - at).min(tile) as u32;
+        // SAFETY: the tile lies in the chunk.
+        let k = unsafe { load_tile(keys, at, len) };
+        each_item!(r => {
+            if tile_slot(r) < len {
+                // SAFETY: the splitters are loaded; bucket < BUCKETS.
+                unsafe {
+                    let bucket = classify(s, k[r as usize]);
+                    AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed);
+                }
+            }
+        });
+        at += tile;
+    }
     sync_block();
     // SAFETY: the slot lies in the block's segment's counts.
     for_each_bucket(|j| unsafe { *counts.add(count_slot(&w, b, j)) = *counters.add(j as usize) });
@@ -223,7 +270,7 @@ pub unsafe fn count<T: Copy + PartialOrd>(
 #[inline(always)]
 pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64) {
     // SAFETY: the caller's contract.
-    let total = unsafe { scan_range(counts, starts, 0, m, 0) };
+    let total = unsafe { scan_range(counts, starts, 0, m, 0, dynamic_smem()) };
     if thread_idx() == 0 {
         // SAFETY: starts holds m + 1 values.
         unsafe { *starts.add(m as usize) = total };
@@ -287,7 +334,7 @@ pub unsafe fn scan_reduce(counts: *const u32, sums: *mut u32, m: u64) {
 pub unsafe fn scan_down(counts: *const u32, starts: *mut u64, bases: *const u64, m: u64) {
     let (lo, hi) = block_counts(m);
     // SAFETY: the caller's contract.
-    unsafe { scan_range(counts, starts, lo, hi, *bases.add(block_idx() as usize)) };
+    unsafe { scan_range(counts, starts, lo, hi, *bases.add(block_idx() as usize), dynamic_smem()) };
     if block_idx() == 0 && thread_idx() == 0 {
         // SAFETY: bases holds grid_dim() + 1 values, starts m + 1.
         unsafe { *starts.add(m as usize) = *bases.add(grid_dim() as usize) };
@@ -300,10 +347,10 @@ pub unsafe fn scan_down(counts: *const u32, starts: *mut u64, bases: *const u64,
 /// sums in shared memory, each thread writes its run's prefixes.
 ///
 /// # Safety
-/// `counts` and `starts` hold `hi` values; `8 * block_dim()` bytes of
-/// shared memory.
+/// `counts` and `starts` hold `hi` values; `sums` a `u64` per thread (in
+/// shared memory).
 #[inline(always)]
-unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, base: u64) -> u64 {
+unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, base: u64, sums: *mut u64) -> u64 {
     let (t, threads) = (thread_idx() as u64, block_dim() as u64);
     let per = (hi - lo).div_ceil(threads);
     let (a, b) = ((lo + t * per).min(hi), (lo + (t + 1) * per).min(hi));
@@ -312,7 +359,6 @@ unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, bas
         // SAFETY: i < hi.
         sum += unsafe { *counts.add(i as usize) } as u64;
     }
-    let sums = dynamic_smem::<u64>();
     // SAFETY: t < block_dim().
     unsafe { *sums.add(t as usize) = sum };
     sync_block();
@@ -339,17 +385,81 @@ unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, bas
     total
 }
 
+/// The scatter's shared memory past the splitters (`scatter_smem_bytes`).
+struct ScatterSmem<T> {
+    /// Per bucket: where the block's next key of it goes in the output.
+    cursor: *mut u64,
+    /// Per bucket: where its keys start in the tile (the scan of `count`).
+    start: *mut u64,
+    /// Per bucket: the tile's keys of it.
+    count: *mut u32,
+    /// The scan's per-thread sums.
+    sums: *mut u64,
+    /// Per warp and bucket (warp-major): the warp's keys of it, then the
+    /// earlier warps' keys of it.
+    warp_counts: *mut u32,
+    /// Per tile slot: the bucket of the key there.
+    bucket: *mut u16,
+    /// The tile's keys in bucket order (then, as `V`, its values).
+    items: *mut T,
+}
+
+impl<T> ScatterSmem<T> {
+    /// The regions, in `scatter_smem_bytes`'s order, from `rest`.
+    fn at(rest: *mut u8) -> Self {
+        let b = BUCKETS as usize;
+        // SAFETY (the adds): each region lies within scatter_smem_bytes,
+        // 8-byte regions first.
+        unsafe {
+            let cursor = rest.cast::<u64>();
+            let start = cursor.add(b);
+            let sums = start.add(b);
+            let count = sums.add(THREADS as usize).cast::<u32>();
+            let warp_counts = count.add(b);
+            let bucket = warp_counts.add((THREADS / WARP_SIZE) as usize * b).cast::<u16>();
+            let items = bucket.add(TILE as usize).cast::<T>();
+            ScatterSmem { cursor, start, count, sums, warp_counts, bucket, items }
+        }
+    }
+}
+
+/// Bits of a scatter slot's label: its bucket, or `BUCKETS` for no key.
+const LABEL_BITS: u32 = LOG_WAYS + 2;
+/// A scatter slot with no key has no place in the tile.
+const NO_PLACE: u32 = u32::MAX;
+
+/// The lanes whose `label` (below `2^LABEL_BITS`) equals this lane's, this
+/// lane among them: `match.any.sync` by a ballot a bit of the label.
+#[inline(always)]
+fn match_any(label: u32) -> u32 {
+    let mut peers = u32::MAX;
+    for bit in 0..LABEL_BITS {
+        let set = label >> bit & 1 != 0;
+        let vote = ballot(set);
+        peers &= if set { vote } else { !vote };
+    }
+    peers
+}
+
 /// Block `b` moves the keys of its chunk (and their values, when `vals` is
-/// not null) to their buckets: key `i` of bucket `j` to
-/// `starts[count_slot(b, j)] + i`.
+/// not null) to their buckets, stably: the keys of bucket `j` go, in input
+/// order, from `starts[count_slot(b, j)]` on.
+///
+/// A tile at a time (`TILE_ITEMS` keys a thread): each warp ranks its
+/// keys among those of its bucket in the warp, a round of 32 at a time
+/// (the lanes of one bucket found by [`match_any`], their warp's count
+/// bumped by the first of them); a scan over warps, then over buckets, gives
+/// every key its slot in the tile in bucket order; the block then writes the
+/// tile out slot by slot, so the keys of a bucket leave in runs.
 ///
 /// # Safety
 /// As [`count`], with `starts` the scan of its counts, `out_keys` (and
-/// `out_vals`) room for every key, apart from the input;
+/// `out_vals`) room for every key, apart from the input; `block_dim()` a
+/// multiple of 32 up to `THREADS`;
 /// [`scatter_smem_bytes`](crate::config::distribute::scatter_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn scatter<T: Copy + PartialOrd, V: Copy>(
+pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default>(
     keys: *const T,
     vals: *const V,
     out_keys: *mut T,
@@ -358,33 +468,128 @@ pub unsafe fn scatter<T: Copy + PartialOrd, V: Copy>(
     splitters: *const T,
     starts: *const u64,
 ) {
-    // SAFETY: the caller's contract; the starts, then the cursors, follow
-    // the splitters.
+    // SAFETY: the caller's contract; the regions follow the splitters.
     let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
-    let (first, cursors) = (rest.cast::<u64>(), unsafe { rest.add(8 * BUCKETS as usize) }.cast::<u32>());
-    for_each_bucket(|j| {
-        // SAFETY: j < BUCKETS; the slot is the block's.
-        unsafe {
-            *first.add(j as usize) = *starts.add(count_slot(&w, b, j));
-            *cursors.add(j as usize) = 0;
-        }
-    });
+    let m = ScatterSmem::<T>::at(rest);
+    // SAFETY: j < BUCKETS; the slot is the block's.
+    for_each_bucket(|j| unsafe { *m.cursor.add(j as usize) = *starts.add(count_slot(&w, b, j)) });
     sync_block();
-    for_each_key(&w, |i| {
-        // SAFETY: i lies in the chunk; the bucket's run has room for every
-        // key the block counted in it, and the scan gave each run its own
-        // positions.
-        unsafe {
-            let k = *keys.add(i);
-            let bucket = classify(s, k) as usize;
-            let rank = AtomicU32::from_ptr(cursors.add(bucket)).fetch_add(1, Relaxed);
-            let to = (*first.add(bucket) + rank as u64) as usize;
-            *out_keys.add(to) = k;
-            if !vals.is_null() {
-                *out_vals.add(to) = *vals.add(i);
-            }
+    let (warp, lane) = (thread_idx() / WARP_SIZE, lane_id());
+    let below = (1u32 << lane) - 1;
+    // SAFETY: warp < THREADS / 32.
+    let mine = unsafe { m.warp_counts.add((warp * BUCKETS) as usize) };
+    let tile = (block_dim() * TILE_ITEMS) as u64;
+    let mut at = w.start;
+    while at < w.end {
+        let len = (w.end - at).min(tile) as u32;
+        // SAFETY: the tile lies in the chunk.
+        let k = unsafe { load_tile(keys, at, len) };
+        let mut j = lane;
+        while j < BUCKETS {
+            // SAFETY: j < BUCKETS.
+            unsafe { *mine.add(j as usize) = 0 };
+            j += WARP_SIZE;
         }
-    });
+        sync_warp();
+        // tag[r]: slot r's bucket (BUCKETS for no key) << 16, and the keys
+        // of that bucket before it in the warp; later its place in the tile.
+        let mut tag = [0u32; TILE_ITEMS as usize];
+        each_item!(r => {
+            let r = r as usize;
+            // SAFETY: the splitters are loaded.
+            let bucket = if tile_slot(r as u32) < len { unsafe { classify(s, k[r]) } } else { BUCKETS };
+            let peers = match_any(bucket);
+            let first = peers.trailing_zeros();
+            let mut before = 0;
+            if lane == first && bucket < BUCKETS {
+                // SAFETY: bucket < BUCKETS; only this lane of the warp
+                // touches this count in this round.
+                unsafe {
+                    before = *mine.add(bucket as usize);
+                    *mine.add(bucket as usize) = before + peers.count_ones();
+                }
+            }
+            tag[r] = bucket << 16 | (shfl_idx(before, first) + (peers & below).count_ones());
+            sync_warp();
+        });
+        sync_block();
+        let warps = block_dim() / WARP_SIZE;
+        for_each_bucket(|j| {
+            let mut sum = 0;
+            for v in 0..warps {
+                // SAFETY: v < warps, j < BUCKETS.
+                unsafe {
+                    let c = m.warp_counts.add((v * BUCKETS + j) as usize);
+                    let here = *c;
+                    *c = sum;
+                    sum += here;
+                }
+            }
+            // SAFETY: j < BUCKETS.
+            unsafe { *m.count.add(j as usize) = sum };
+        });
+        sync_block();
+        // SAFETY: BUCKETS counts and starts in shared memory, a sum a thread.
+        unsafe { scan_range(m.count, m.start, 0, BUCKETS as u64, 0, m.sums) };
+        sync_block();
+        // The tile in bucket order; tag[r] becomes slot r's place there
+        // (NO_PLACE for no key).
+        each_item!(r => {
+            let r = r as usize;
+            let j = (tag[r] >> 16) as usize;
+            if j < BUCKETS as usize {
+                // SAFETY: j < BUCKETS; the place is below len: the tile's
+                // keys of bucket j fill start[j]..start[j] + count[j].
+                unsafe {
+                    tag[r] = (tag[r] & 0xffff) + *m.start.add(j) as u32 + *mine.add(j);
+                    *m.items.add(tag[r] as usize) = k[r];
+                    *m.bucket.add(tag[r] as usize) = j as u16;
+                }
+            } else {
+                tag[r] = NO_PLACE;
+            }
+        });
+        sync_block();
+        // SAFETY: the tile's items; each goes to its bucket's next places.
+        unsafe { write_tile(&m, m.items, out_keys, len) };
+        if !vals.is_null() {
+            let items = m.items.cast::<V>();
+            sync_block();
+            each_item!(r => {
+                if tag[r as usize] != NO_PLACE {
+                    // SAFETY: the value lies in the chunk; its place in the tile.
+                    unsafe { *items.add(tag[r as usize] as usize) = *vals.add((at + tile_slot(r) as u64) as usize) };
+                }
+            });
+            sync_block();
+            // SAFETY: as for the keys.
+            unsafe { write_tile(&m, items, out_vals, len) };
+        }
+        sync_block();
+        // SAFETY: j < BUCKETS.
+        for_each_bucket(|j| unsafe { *m.cursor.add(j as usize) += *m.count.add(j as usize) as u64 });
+        at += tile;
+    }
+}
+
+/// The block writes the tile's `len` items, in bucket order at `items`, to
+/// `out`: the item at place `i`, of bucket `j`, to `cursor[j] + i - start[j]`.
+///
+/// # Safety
+/// `m`'s buckets, starts and cursors describe the tile; `out` has room at
+/// every cursor for its bucket's items.
+#[inline(always)]
+unsafe fn write_tile<T: Copy, I: Copy>(m: &ScatterSmem<T>, items: *const I, out: *mut I, len: u32) {
+    let mut i = thread_idx();
+    while i < len {
+        // SAFETY: i < len places of the tile; the caller's contract.
+        unsafe {
+            let j = *m.bucket.add(i as usize) as usize;
+            let to = *m.cursor.add(j) + i as u64 - *m.start.add(j);
+            *out.add(to as usize) = *items.add(i as usize);
+        }
+        i += block_dim();
+    }
 }
 
 /// Writes `offsets[s * BUCKETS + j]`, where bucket `j` of segment `s`

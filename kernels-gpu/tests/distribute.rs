@@ -124,7 +124,7 @@ fn pass<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> P
     assert_eq!(starts[m], n as u64, "the counts sum to n");
     let (out_keys, out_vals) = (vec![T::default(); n], vec![u32::MAX; n]);
     let (ok, ov) = (Ptr::of(&out_keys), Ptr::of(&out_vals));
-    launch(blocks.len() as u32, EMU_THREADS, scatter_smem_bytes(kb as u32) as usize, || unsafe {
+    launch(blocks.len() as u32, EMU_THREADS, scatter_smem_bytes(kb as u32, 4) as usize, || unsafe {
         scatter(
             k.get().cast_const(),
             v.get().cast_const(),
@@ -144,8 +144,9 @@ fn pass<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> P
 }
 
 /// Checks a pass whose values were the input positions: the keys and
-/// values a permutation of the input's, each value with its key, bucket offsets rising to `n` and within their
-/// segment, every key in the bucket its segment's splitters give; returns
+/// values a permutation of the input's, each value with its key, bucket
+/// offsets rising to `n` and within their segment, every key in the bucket
+/// its segment's splitters give, each bucket in input order; returns
 /// the largest bucket that is not an equality bucket.
 fn check<T: Word>(keys: &[T], segs: &[(u64, u64)], p: &Pass<T>, what: &str) -> u64 {
     let n = keys.len();
@@ -174,6 +175,8 @@ fn check<T: Word>(keys: &[T], segs: &[(u64, u64)], p: &Pass<T>, what: &str) -> u
                 let got = unsafe { classify(split.as_ptr(), p.keys[i as usize]) } as usize;
                 assert_eq!(got, j, "{what}: key {:?} at {i} in bucket {j} of segment {s}", p.keys[i as usize]);
             }
+            let moved = &p.vals[lo as usize..hi as usize];
+            assert!(moved.windows(2).all(|w| w[0] < w[1]), "{what}: bucket {j} of segment {s} not in input order");
             if j % 2 == 0 {
                 largest = largest.max(hi - lo);
             }
