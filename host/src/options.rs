@@ -44,11 +44,14 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    /// Every algorithm that has run on a GPU, for benchmarks and tests (the
-    /// sample sort joins once it has: until then its own tests keep a
-    /// failure of it from masking the others').
-    pub const ALL: [Algorithm; 4] =
-        [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::BitonicNaive, Algorithm::WarpsortPaper];
+    /// Every algorithm, for benchmarks and tests.
+    pub const ALL: [Algorithm; 5] = [
+        Algorithm::MergeSort,
+        Algorithm::Bitonic,
+        Algorithm::BitonicNaive,
+        Algorithm::WarpsortPaper,
+        Algorithm::SampleSort,
+    ];
 
     /// Short name for reports (`warpsort` for the default merge sort, as
     /// the benchmark's rows have always named it).

@@ -4,8 +4,7 @@
 //! input), key types and orders, composite keys (one word, and wider ones
 //! sorted a word a pass), pairs and stable pairs (the exact stable order),
 //! argsort, and `small`: one sort of each kind, short enough for
-//! compute-sanitizer. (Not yet in `Algorithm::ALL`, which the other tests
-//! run: a failure here masks nothing else.)
+//! compute-sanitizer. (The tests that run `Algorithm::ALL` cover it too.)
 
 use std::cmp::Reverse;
 

@@ -16,7 +16,6 @@ fn options() -> Vec<SortOptions> {
     }
     let paper = PaperConfig { sequences: 64, buffer: 128, ..Default::default() };
     all.push(SortOptions { algorithm: Algorithm::WarpsortPaper, paper, ..Default::default() });
-    all.push(SortOptions::algorithm(Algorithm::SampleSort));
     all
 }
 
