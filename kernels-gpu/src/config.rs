@@ -96,10 +96,11 @@ pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 3] = [
+pub const LAUNCH_BOUNDS: [(&str, u32); 4] = [
     (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
-    (concat!(crate::kernel_name!(distribute_scatter), "_"), distribute::SCATTER_BLOCKS_PER_SM * distribute::THREADS),
+    (concat!(crate::kernel_name!(distribute_scatter), "_u32"), distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS),
+    (concat!(crate::kernel_name!(distribute_scatter), "_u64"), distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS),
 ];
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):
@@ -379,17 +380,16 @@ pub mod distribute {
         splitters_bytes(key_bytes) + 4 * BUCKETS
     }
 
-    /// Keys a thread of the counting and scatter kernels holds: a block
-    /// takes its chunk a tile of `THREADS * TILE_ITEMS` keys at a time.
-    pub const TILE_ITEMS: u32 = 8;
-    /// Keys of a tile.
-    pub const TILE: u32 = THREADS * TILE_ITEMS;
-    /// Scatter blocks a multiprocessor holds at once: their registers are
-    /// bounded to fit (`LAUNCH_BOUNDS`: 85 a thread, what the ranking of
-    /// `u64` keys with their values needs without spilling; their shared
-    /// memory, `scatter_smem_bytes`, allows four of any keys and values on
-    /// sm_80 and later).
-    pub const SCATTER_BLOCKS_PER_SM: u32 = 3;
+    /// Keys a thread of the scatter holds: a block moves its chunk a tile
+    /// of `THREADS * SCATTER_ITEMS` keys at a time.
+    pub const SCATTER_ITEMS: u32 = 8;
+    /// Keys of a scatter tile.
+    pub const SCATTER_TILE: u32 = THREADS * SCATTER_ITEMS;
+    /// Scatter blocks of `u32` and of `u64` keys a multiprocessor holds at
+    /// once: their registers are bounded to fit (`LAUNCH_BOUNDS`; their
+    /// shared memory, `scatter_smem_bytes`, allows four of any keys and
+    /// values on sm_80 and later; `u64` keys need more registers).
+    pub const SCATTER_BLOCKS_PER_SM: [u32; 2] = [4, 3];
 
     /// Shared bytes of the scatter kernel (`distribute::ScatterSmem`): the
     /// splitters, then per bucket a `u64` output cursor, a `u64` tile
@@ -402,8 +402,8 @@ pub mod distribute {
             + (8 + 8 + 4) * BUCKETS
             + 8 * THREADS
             + 4 * (THREADS / super::WARP_SIZE) * BUCKETS
-            + 2 * TILE
-            + item * TILE
+            + 2 * SCATTER_TILE
+            + item * SCATTER_TILE
     }
 
     /// Shared bytes of the splitters, rounded up to 8.

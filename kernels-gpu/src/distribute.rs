@@ -37,50 +37,9 @@ use crate::arch::{
 };
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, TILE_ITEMS, TILE, SegmentWork, THREADS, WAYS,
+    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, SCATTER_ITEMS, SCATTER_TILE, SegmentWork, THREADS, WAYS,
     splitters_bytes,
 };
-
-/// `$body` for each of a thread's `TILE_ITEMS` slots of a tile, `$r` the
-/// slot (a `u32` constant in each copy): spelled out, so that the slots'
-/// arrays stay in registers.
-macro_rules! each_item {
-    ($r:ident => $body:block) => {{
-        const _: () = assert!(TILE_ITEMS == 8, "each_item! spells out 8 slots");
-        each_item!(@ $r $body; 0 1 2 3 4 5 6 7)
-    }};
-    (@ $r:ident $body:block; $($i:literal)*) => {{
-        $({
-            let $r: u32 = $i;
-            $body
-        })*
-    }};
-}
-
-/// Where slot `r` of this thread lies in a tile: key `(warp * TILE_ITEMS +
-/// r) * 32 + lane`, so that a warp's slots, round by round and lane by
-/// lane, are in input order, and each round's load is coalesced.
-#[inline(always)]
-fn tile_slot(r: u32) -> u32 {
-    (thread_idx() / WARP_SIZE * TILE_ITEMS + r) * WARP_SIZE + lane_id()
-}
-
-/// This thread's keys of the tile of `len` keys at `keys + at` (slot `r`
-/// at [`tile_slot`]`(r)`; slots past `len` hold `T::default()`).
-///
-/// # Safety
-/// `keys` holds `at + len` keys.
-#[inline(always)]
-unsafe fn load_tile<T: Copy + Default>(keys: *const T, at: u64, len: u32) -> [T; TILE_ITEMS as usize] {
-    let mut k = [T::default(); TILE_ITEMS as usize];
-    each_item!(r => {
-        if tile_slot(r) < len {
-            // SAFETY: the key lies below at + len.
-            k[r as usize] = unsafe { *keys.add((at + tile_slot(r) as u64) as usize) };
-        }
-    });
-    k
-}
 
 /// The bucket of `k` among the `WAYS - 1` sorted splitters at `s`: `2i` for
 /// `s[i - 1] < k < s[i]`, `2i + 1` for `k == s[i]`, where `i` counts the
@@ -211,6 +170,16 @@ fn for_each_bucket(mut f: impl FnMut(u32)) {
     }
 }
 
+/// `f(i)` for every key `i` of the chunk, the block's threads in turn.
+#[inline(always)]
+fn for_each_key(w: &BlockWork, mut f: impl FnMut(usize)) {
+    let mut i = w.start + thread_idx() as u64;
+    while i < w.end {
+        f(i as usize);
+        i += block_dim() as u64;
+    }
+}
+
 /// Where block `b`'s count of bucket `j` goes among all blocks' counts:
 /// bucket-major within the block's segment.
 #[inline(always)]
@@ -227,7 +196,7 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// [`count_smem_bytes`](crate::config::distribute::count_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn count<T: Copy + PartialOrd + Default>(
+pub unsafe fn count<T: Copy + PartialOrd>(
     keys: *const T,
     blocks: *const BlockWork,
     splitters: *const T,
@@ -239,23 +208,13 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
     // SAFETY: j < BUCKETS.
     for_each_bucket(|j| unsafe { *counters.add(j as usize) = 0 });
     sync_block();
-    let tile = (block_dim() * TILE_ITEMS) as u64;
-    let mut at = w.start;
-    while at < w.end {
-        let len = (w.end - at).min(tile) as u32;
-        // SAFETY: the tile lies in the chunk.
-        let k = unsafe { load_tile(keys, at, len) };
-        each_item!(r => {
-            if tile_slot(r) < len {
-                // SAFETY: the splitters are loaded; bucket < BUCKETS.
-                unsafe {
-                    let bucket = classify(s, k[r as usize]);
-                    AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed);
-                }
-            }
-        });
-        at += tile;
-    }
+    for_each_key(&w, |i| {
+        // SAFETY: i lies in the chunk; the splitters are loaded; bucket < BUCKETS.
+        unsafe {
+            let bucket = classify(s, *keys.add(i));
+            AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed);
+        }
+    });
     sync_block();
     // SAFETY: the slot lies in the block's segment's counts.
     for_each_bucket(|j| unsafe { *counts.add(count_slot(&w, b, j)) = *counters.add(j as usize) });
@@ -385,6 +344,22 @@ unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, bas
     total
 }
 
+/// `$body` for each of a scatter thread's `SCATTER_ITEMS` slots, `$r` the
+/// slot (a `u32` constant in each copy): spelled out, so that the slots'
+/// arrays stay in registers.
+macro_rules! each_item {
+    ($r:ident => $body:block) => {{
+        const _: () = assert!(SCATTER_ITEMS == 8, "each_item! spells out 8 slots");
+        each_item!(@ $r $body; 0 1 2 3 4 5 6 7)
+    }};
+    (@ $r:ident $body:block; $($i:literal)*) => {{
+        $({
+            let $r: u32 = $i;
+            $body
+        })*
+    }};
+}
+
 /// The scatter's shared memory past the splitters (`scatter_smem_bytes`).
 struct ScatterSmem<T> {
     /// Per bucket: where the block's next key of it goes in the output.
@@ -417,7 +392,7 @@ impl<T> ScatterSmem<T> {
             let count = sums.add(THREADS as usize).cast::<u32>();
             let warp_counts = count.add(b);
             let bucket = warp_counts.add((THREADS / WARP_SIZE) as usize * b).cast::<u16>();
-            let items = bucket.add(TILE as usize).cast::<T>();
+            let items = bucket.add(SCATTER_TILE as usize).cast::<T>();
             ScatterSmem { cursor, start, count, sums, warp_counts, bucket, items }
         }
     }
@@ -445,7 +420,7 @@ fn match_any(label: u32) -> u32 {
 /// not null) to their buckets, stably: the keys of bucket `j` go, in input
 /// order, from `starts[count_slot(b, j)]` on.
 ///
-/// A tile at a time (`TILE_ITEMS` keys a thread): each warp ranks its
+/// A tile at a time (`SCATTER_ITEMS` keys a thread): each warp ranks its
 /// keys among those of its bucket in the warp, a round of 32 at a time
 /// (the lanes of one bucket found by [`match_any`], their warp's count
 /// bumped by the first of them); a scan over warps, then over buckets, gives
@@ -478,12 +453,20 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default>(
     let below = (1u32 << lane) - 1;
     // SAFETY: warp < THREADS / 32.
     let mine = unsafe { m.warp_counts.add((warp * BUCKETS) as usize) };
-    let tile = (block_dim() * TILE_ITEMS) as u64;
+    let tile = (block_dim() * SCATTER_ITEMS) as u64;
     let mut at = w.start;
     while at < w.end {
         let len = (w.end - at).min(tile) as u32;
-        // SAFETY: the tile lies in the chunk.
-        let k = unsafe { load_tile(keys, at, len) };
+        // Slot r of this thread: key (warp * ITEMS + r) * 32 + lane of the
+        // tile, so that a warp's rounds, lane by lane, are input order.
+        let slot = |r: u32| (warp * SCATTER_ITEMS + r) * WARP_SIZE + lane;
+        let mut k = [T::default(); SCATTER_ITEMS as usize];
+        each_item!(r => {
+            if slot(r) < len {
+                // SAFETY: the key lies in the chunk.
+                k[r as usize] = unsafe { *keys.add((at + slot(r) as u64) as usize) };
+            }
+        });
         let mut j = lane;
         while j < BUCKETS {
             // SAFETY: j < BUCKETS.
@@ -493,11 +476,11 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default>(
         sync_warp();
         // tag[r]: slot r's bucket (BUCKETS for no key) << 16, and the keys
         // of that bucket before it in the warp; later its place in the tile.
-        let mut tag = [0u32; TILE_ITEMS as usize];
+        let mut tag = [0u32; SCATTER_ITEMS as usize];
         each_item!(r => {
             let r = r as usize;
             // SAFETY: the splitters are loaded.
-            let bucket = if tile_slot(r as u32) < len { unsafe { classify(s, k[r]) } } else { BUCKETS };
+            let bucket = if slot(r as u32) < len { unsafe { classify(s, k[r]) } } else { BUCKETS };
             let peers = match_any(bucket);
             let first = peers.trailing_zeros();
             let mut before = 0;
@@ -558,7 +541,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default>(
             each_item!(r => {
                 if tag[r as usize] != NO_PLACE {
                     // SAFETY: the value lies in the chunk; its place in the tile.
-                    unsafe { *items.add(tag[r as usize] as usize) = *vals.add((at + tile_slot(r) as u64) as usize) };
+                    unsafe { *items.add(tag[r as usize] as usize) = *vals.add((at + slot(r) as u64) as usize) };
                 }
             });
             sync_block();
