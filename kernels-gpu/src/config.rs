@@ -99,8 +99,14 @@ pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 pub const LAUNCH_BOUNDS: [(&str, u32); 4] = [
     (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
-    (concat!(crate::kernel_name!(distribute_scatter), "_u32"), distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS),
-    (concat!(crate::kernel_name!(distribute_scatter), "_u64"), distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS),
+    (
+        concat!(crate::kernel_name!(distribute_scatter), "_u32"),
+        distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS,
+    ),
+    (
+        concat!(crate::kernel_name!(distribute_scatter), "_u64"),
+        distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS,
+    ),
 ];
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):

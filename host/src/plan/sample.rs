@@ -152,7 +152,8 @@ impl SamplePlan {
 
     /// A block per chunk.
     pub fn scatter_shape(&self, blocks: usize) -> Shape {
-        Shape::new(blocks as u32, THREADS).with_smem(scatter_smem_bytes(self.kind.key_bytes() as u32, self.kind.val_bytes() as u32))
+        Shape::new(blocks as u32, THREADS)
+            .with_smem(scatter_smem_bytes(self.kind.key_bytes() as u32, self.kind.val_bytes() as u32))
     }
 }
 
