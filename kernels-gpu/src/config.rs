@@ -397,19 +397,35 @@ pub mod distribute {
     /// values on sm_80 and later; `u64` keys need more registers).
     pub const SCATTER_BLOCKS_PER_SM: [u32; 2] = [4, 3];
 
-    /// Shared bytes of the scatter kernel (`distribute::ScatterSmem`): the
-    /// splitters, then per bucket a `u64` output cursor, a `u64` tile
-    /// start and a `u32` tile count, a `u64` per thread for the scan, a
-    /// `u32` count per warp and bucket, a `u16` bucket per tile slot, and
-    /// the tile's keys (then its values) in bucket order.
+    /// Where the scatter kernel's shared regions start (bytes past the
+    /// splitters; `distribute::ScatterSmem` reads them): per bucket a `u64`
+    /// output cursor and a `u64` tile start, a `u64` per thread for the
+    /// scan, per bucket a `u32` tile count, a `u32` count per warp and
+    /// bucket, a `u16` bucket per tile slot, then the tile's keys (then its
+    /// values) in bucket order.
+    pub const SCATTER_REGIONS: [u32; 7] = {
+        let sizes = [
+            8 * BUCKETS,
+            8 * BUCKETS,
+            8 * THREADS,
+            4 * BUCKETS,
+            4 * (THREADS / super::WARP_SIZE) * BUCKETS,
+            2 * SCATTER_TILE,
+        ];
+        let mut at = [0; 7];
+        let mut i = 0;
+        while i < sizes.len() {
+            at[i + 1] = at[i] + sizes[i];
+            i += 1;
+        }
+        at
+    };
+
+    /// Shared bytes of the scatter kernel: the splitters, then the
+    /// [`SCATTER_REGIONS`], the last a tile of the wider of keys and values.
     pub const fn scatter_smem_bytes(key_bytes: u32, val_bytes: u32) -> u32 {
         let item = if key_bytes > val_bytes { key_bytes } else { val_bytes };
-        splitters_bytes(key_bytes)
-            + (8 + 8 + 4) * BUCKETS
-            + 8 * THREADS
-            + 4 * (THREADS / super::WARP_SIZE) * BUCKETS
-            + 2 * SCATTER_TILE
-            + item * SCATTER_TILE
+        splitters_bytes(key_bytes) + SCATTER_REGIONS[6] + item * SCATTER_TILE
     }
 
     /// Shared bytes of the splitters, rounded up to 8.

@@ -37,7 +37,7 @@ use crate::arch::{
 };
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, SCATTER_ITEMS, SCATTER_TILE, SegmentWork, THREADS, WAYS,
+    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, SCATTER_ITEMS, SCATTER_REGIONS, SegmentWork, WAYS,
     splitters_bytes,
 };
 
@@ -380,20 +380,18 @@ struct ScatterSmem<T> {
 }
 
 impl<T> ScatterSmem<T> {
-    /// The regions, in `scatter_smem_bytes`'s order, from `rest`.
+    /// The regions at their `SCATTER_REGIONS` offsets from `rest`.
     fn at(rest: *mut u8) -> Self {
-        let b = BUCKETS as usize;
-        // SAFETY (the adds): each region lies within scatter_smem_bytes,
-        // 8-byte regions first.
-        unsafe {
-            let cursor = rest.cast::<u64>();
-            let start = cursor.add(b);
-            let sums = start.add(b);
-            let count = sums.add(THREADS as usize).cast::<u32>();
-            let warp_counts = count.add(b);
-            let bucket = warp_counts.add((THREADS / WARP_SIZE) as usize * b).cast::<u16>();
-            let items = bucket.add(SCATTER_TILE as usize).cast::<T>();
-            ScatterSmem { cursor, start, count, sums, warp_counts, bucket, items }
+        // SAFETY: each region lies within scatter_smem_bytes past `rest`.
+        let region = |i: usize| unsafe { rest.add(SCATTER_REGIONS[i] as usize) };
+        ScatterSmem {
+            cursor: region(0).cast(),
+            start: region(1).cast(),
+            sums: region(2).cast(),
+            count: region(3).cast(),
+            warp_counts: region(4).cast(),
+            bucket: region(5).cast(),
+            items: region(6).cast(),
         }
     }
 }
@@ -434,7 +432,7 @@ fn match_any(label: u32) -> u32 {
 /// [`scatter_smem_bytes`](crate::config::distribute::scatter_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default>(
+pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
     keys: *const T,
     vals: *const V,
     out_keys: *mut T,
