@@ -244,32 +244,50 @@ impl Cluster {
     }
 
     /// Host slices cut into equal parts, one per GPU, copied up through each
-    /// GPU's staging, sorted into shares of the same sizes, copied back.
+    /// GPU's staging, sorted into shares of the same sizes, copied back; the
+    /// GPUs' copies each on a thread of their own, so that they overlap.
     fn slices<K: SortKey, V: Payload>(&self, keys: &mut [K], vals: Option<&mut [V]>, opts: &DistOptions) -> Result<()> {
         let p = self.gpus.len();
-        let len = keys.len();
-        let cut = |i: usize| i * len / p;
-        let part = |i: usize| cut(i)..cut(i + 1);
-        let key_parts = (0..p).map(|i| self.gpus[i].upload_staged(&keys[part(i)])).collect::<Result<Vec<_>>>()?;
+        let key_parts = self.per_gpu(parts(keys, p), |g, part| g.upload_staged(part))?;
         let opts = DistOptions { balance: Balance::InputSizes, ..opts.clone() };
         match vals {
             None => {
                 let shares = self.sort(&key_parts, &opts)?;
-                for (i, share) in shares.iter().enumerate() {
-                    self.gpus[i].download_staged(share, &mut keys[part(i)])?;
-                }
+                let work = shares.iter().zip(parts(keys, p)).collect();
+                self.per_gpu(work, |g, (share, part)| g.download_staged(share, part))?;
             }
             Some(vals) => {
-                let val_parts =
-                    (0..p).map(|i| self.gpus[i].upload_staged(&vals[part(i)])).collect::<Result<Vec<_>>>()?;
+                let val_parts = self.per_gpu(parts(vals, p), |g, part| g.upload_staged(part))?;
                 let shares = self.sort_pairs(&key_parts, &val_parts, &opts)?;
-                for (i, (k, v)) in shares.iter().enumerate() {
-                    self.gpus[i].download_staged(k, &mut keys[part(i)])?;
-                    self.gpus[i].download_staged(v, &mut vals[part(i)])?;
-                }
+                let work = shares.iter().zip(parts(keys, p).into_iter().zip(parts(vals, p))).collect();
+                self.per_gpu(work, |g, ((k, v), (hk, hv))| {
+                    g.download_staged(k, hk)?;
+                    g.download_staged(v, hv)
+                })?;
             }
         }
         Ok(())
+    }
+
+    /// `f` of each GPU and its work (`work[i]` for GPU `i`), each on a
+    /// thread of its own with the GPU's context bound; the results in GPU
+    /// order, or the first GPU's error.
+    fn per_gpu<W: Send, R: Send>(&self, work: Vec<W>, f: impl Fn(&Gpu, W) -> Result<R> + Sync) -> Result<Vec<R>> {
+        std::thread::scope(|s| {
+            let f = &f;
+            let threads: Vec<_> = self
+                .gpus
+                .iter()
+                .zip(work)
+                .map(|(g, w)| {
+                    s.spawn(move || {
+                        g.context().bind_to_thread()?;
+                        f(g, w)
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+        })
     }
 
     /// Times one plain NCCL all-to-all over the cluster (grouped
@@ -456,6 +474,19 @@ impl Peer {
     }
 }
 
+/// `s` cut into `p` parts of equal length (the first ones shorter by one
+/// where `p` does not divide it), in order.
+fn parts<T>(mut s: &mut [T], p: usize) -> Vec<&mut [T]> {
+    let len = s.len();
+    let mut out = Vec::with_capacity(p);
+    for i in 0..p {
+        let (part, rest) = s.split_at_mut((i + 1) * len / p - i * len / p);
+        out.push(part);
+        s = rest;
+    }
+    out
+}
+
 /// Keeps memory freed into the GPU's default pool there (no release
 /// threshold) rather than handing it back to the driver at every
 /// synchronisation: each sort allocates buffers the size of its share, and
@@ -500,4 +531,20 @@ fn checked_input<'a, K: SortKey, V: Payload>(
         input.vals = va;
     }
     Ok(input)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parts_cut_where_the_shares_do() {
+        for (len, p) in [(0usize, 1usize), (0, 3), (10, 3), (7, 8), (1 << 20, 4)] {
+            let mut v: Vec<usize> = (0..len).collect();
+            let parts = super::parts(&mut v, p);
+            assert_eq!(parts.len(), p);
+            for (i, part) in parts.iter().enumerate() {
+                let want: Vec<usize> = (i * len / p..(i + 1) * len / p).collect();
+                assert_eq!(part.to_vec(), want, "len {len}, {p} parts, part {i}");
+            }
+        }
+    }
 }
