@@ -110,17 +110,30 @@ pub(crate) const STREAMING: Streaming = Streaming {
 
 /// The sample sort's chunks (`plan::sample`): keys per block of the first
 /// distribution pass (about `first_blocks` blocks, within the bounds),
-/// and of the second. Not yet tuned on a GPU.
+/// and of the second; and its sampling: a sample a way for every
+/// `keys_per_sample` keys the final buckets average, within the kernel's
+/// bounds and `max_sample_bytes` of shared memory (more samples where
+/// buckets are long, so that few pass the segmented sort's block; fewer
+/// where they are short, since sorting them is the pass's first wait).
+/// Not yet tuned on a GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SampleTuning {
     pub first_blocks: usize,
     pub min_chunk: usize,
     pub max_chunk: usize,
     pub second_chunk: usize,
+    pub keys_per_sample: usize,
+    pub max_sample_bytes: u32,
 }
 
-pub(crate) const SAMPLE: SampleTuning =
-    SampleTuning { first_blocks: 1024, min_chunk: 4096, max_chunk: 1 << 16, second_chunk: 16384 };
+pub(crate) const SAMPLE: SampleTuning = SampleTuning {
+    first_blocks: 1024,
+    min_chunk: 4096,
+    max_chunk: 1 << 16,
+    second_chunk: 16384,
+    keys_per_sample: 64,
+    max_sample_bytes: 64 << 10,
+};
 
 /// Hopper (sm_90: H100, H200), tuned on an H200 with `warpsort bench
 /// --suite tune` and the launch-rule runs of `docs/runs/`.

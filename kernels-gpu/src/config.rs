@@ -355,7 +355,7 @@ pub const fn custom_item_bytes(key_bytes: usize, key_align: usize, val_bytes: us
 /// ```
 /// use warpsort_kernels::config::distribute::*;
 /// assert_eq!(BUCKETS, 2 * WAYS);
-/// assert!(SAMPLES.is_power_of_two() && SAMPLES == WAYS * OVERSAMPLE);
+/// assert!(MIN_OVERSAMPLE.is_power_of_two() && MAX_OVERSAMPLE.is_power_of_two() && MIN_OVERSAMPLE <= MAX_OVERSAMPLE);
 /// // Keys, then the per-bucket counters (u32), 8-byte aligned.
 /// assert_eq!(count_smem_bytes(4), 4 * WAYS + 4 * BUCKETS);
 /// ```
@@ -371,10 +371,16 @@ pub mod distribute {
     /// strictly between splitters `i - 1` and `i`, bucket `2i + 1` the keys
     /// equal to splitter `i` (the last, `2 * WAYS - 1`, stays empty).
     pub const BUCKETS: u32 = 2 * WAYS;
-    /// Samples per way.
-    pub const OVERSAMPLE: u32 = 16;
-    /// Samples a segment's splitters are chosen from (sorted in one block).
-    pub const SAMPLES: u32 = WAYS * OVERSAMPLE;
+    /// Samples per way, the fewest: a pass's buckets differ by about
+    /// `1 / sqrt(oversample)` of their share.
+    pub const MIN_OVERSAMPLE: u32 = 4;
+    /// Samples per way, the most: the samples of one segment are sorted in
+    /// one block's shared memory ([`sample_smem_bytes`]).
+    pub const MAX_OVERSAMPLE: u32 = 64;
+    /// Shared bytes of the sampling kernel: `WAYS * oversample` keys.
+    pub const fn sample_smem_bytes(key_bytes: u32, oversample: u32) -> u32 {
+        WAYS * oversample * key_bytes
+    }
     /// Threads of the sampling, counting and scatter kernels.
     pub const THREADS: u32 = 256;
     /// Threads of the one-block scan of the counts.

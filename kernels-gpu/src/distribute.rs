@@ -3,10 +3,10 @@
 //! [`BUCKETS`](crate::config::distribute::BUCKETS) buckets by `WAYS - 1`
 //! splitters sampled from it, every key moved to its bucket in one scatter:
 //!
-//! 1. [`sample_splitters`]: a block per segment sorts `SAMPLES` keys drawn
-//!    one from each of `SAMPLES` equal strata (at a hashed place in each,
-//!    so neither sorted nor periodic input fools it) and keeps every
-//!    `OVERSAMPLE`-th;
+//! 1. [`sample_splitters`]: a block per segment sorts `WAYS * oversample`
+//!    keys drawn one from each of as many equal strata (at a hashed place
+//!    in each, so neither sorted nor periodic input fools it) and keeps
+//!    every `oversample`-th (more samples where buckets would be long);
 //! 2. [`count`]: a block per chunk of a segment ([`BlockWork`]) classifies
 //!    its keys against the segment's splitters in shared memory (a binary
 //!    search of `LOG_WAYS` steps, then one equality test) and counts them
@@ -25,7 +25,7 @@
 //! run of equal keys makes a bucket large: however skewed the input, a
 //! bucket between two splitters holds about its share of the segment (the
 //! sampling's error: buckets of one pass differ by about
-//! `1 / sqrt(OVERSAMPLE)`), and an equality bucket is sorted already. Keys
+//! `1 / sqrt(oversample)`), and an equality bucket is sorted already. Keys
 //! are ordered patterns (`u32` or `u64`; the host maps other keys onto
 //! them first).
 
@@ -37,8 +37,7 @@ use crate::arch::{
 };
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, LOG_WAYS, OVERSAMPLE, SAMPLES, SCATTER_ITEMS, SCATTER_REGIONS, SegmentWork, WAYS,
-    splitters_bytes,
+    BUCKETS, BlockWork, LOG_WAYS, SCATTER_ITEMS, SCATTER_REGIONS, SegmentWork, WAYS, splitters_bytes,
 };
 
 /// The bucket of `k` among the `WAYS - 1` sorted splitters at `s`: `2i` for
@@ -73,16 +72,23 @@ fn mix(x: u32) -> u32 {
 }
 
 /// Block `s` writes the `WAYS - 1` splitters of segment `s` at
-/// `splitters + s * WAYS`: `SAMPLES` keys, one from each equal stratum of
-/// the segment, sorted in shared memory (a bitonic network, `THREADS`
-/// threads), every `OVERSAMPLE`-th kept. An empty segment writes none.
+/// `splitters + s * WAYS`: `WAYS * oversample` keys, one from each equal
+/// stratum of the segment, sorted in shared memory (a bitonic network, a
+/// compare-exchange a thread a stage), every `oversample`-th kept. An empty
+/// segment writes none.
 ///
 /// # Safety
 /// `keys` holds every segment's keys, `segments` one entry per block,
-/// `splitters` `WAYS` keys per segment; `SAMPLES * size_of::<T>()` bytes of
-/// shared memory; `SAMPLES / 2` threads.
+/// `splitters` `WAYS` keys per segment; `oversample` is a power of two from
+/// `MIN_OVERSAMPLE` to `MAX_OVERSAMPLE`, and the shared memory holds
+/// `WAYS * oversample` keys ([`sample_smem_bytes`](crate::config::distribute::sample_smem_bytes)).
 #[inline(always)]
-pub unsafe fn sample_splitters<T: Copy + PartialOrd>(keys: *const T, segments: *const SegmentWork, splitters: *mut T) {
+pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
+    keys: *const T,
+    segments: *const SegmentWork,
+    splitters: *mut T,
+    oversample: u32,
+) {
     let s = block_idx() as usize;
     // SAFETY: one entry per block.
     let seg = unsafe { *segments.add(s) };
@@ -90,30 +96,32 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(keys: *const T, segments: *
     if len == 0 {
         return;
     }
+    let samples = WAYS * oversample;
     let smem = dynamic_smem::<T>();
     let t = thread_idx();
     let mut j = t;
-    while j < SAMPLES {
-        // Stratum j: [j * len / SAMPLES, (j + 1) * len / SAMPLES), or the
-        // key at j * len / SAMPLES when the strata are empty.
-        let lo = j as u64 * len / SAMPLES as u64;
-        let hi = ((j as u64 + 1) * len / SAMPLES as u64).max(lo + 1);
+    while j < samples {
+        // Stratum j: [j * len / samples, (j + 1) * len / samples), or the
+        // key at j * len / samples when the strata are empty.
+        let lo = j as u64 * len / samples as u64;
+        let hi = ((j as u64 + 1) * len / samples as u64).max(lo + 1);
         let at = lo + (mix(j ^ (s as u32).wrapping_mul(0x2c1b_3c6d)) as u64) % (hi - lo);
-        // SAFETY: `at < len`; the sample slot is below SAMPLES.
+        // SAFETY: `at < len`; the sample slot is below `samples`.
         unsafe { *smem.add(j as usize) = *keys.add((seg.start + at) as usize) };
         j += block_dim();
     }
     sync_block();
-    // Bitonic sort of SAMPLES keys, one compare-exchange a thread a stage.
+    // Bitonic sort of the samples, one compare-exchange a thread a stage.
     let mut k = 2;
-    while k <= SAMPLES {
+    while k <= samples {
         let mut stride = k / 2;
         while stride > 0 {
             let mut p = t;
-            while p < SAMPLES / 2 {
-                let i = (p / stride) * 2 * stride + p % stride;
+            while p < samples / 2 {
+                // `(p / stride) * 2 * stride + p % stride`: the strides are powers of two.
+                let i = ((p & !(stride - 1)) << 1) | (p & (stride - 1));
                 let ascending = i & k == 0;
-                // SAFETY: i + stride < SAMPLES.
+                // SAFETY: i + stride < samples.
                 unsafe {
                     let (a, b) = (*smem.add(i as usize), *smem.add((i + stride) as usize));
                     if (b < a) == ascending {
@@ -130,8 +138,8 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(keys: *const T, segments: *
     }
     let mut w = t;
     while w < WAYS - 1 {
-        // SAFETY: (w + 1) * OVERSAMPLE < SAMPLES; WAYS slots per segment.
-        unsafe { *splitters.add(s * WAYS as usize + w as usize) = *smem.add(((w + 1) * OVERSAMPLE) as usize) };
+        // SAFETY: (w + 1) * oversample < samples; WAYS slots per segment.
+        unsafe { *splitters.add(s * WAYS as usize + w as usize) = *smem.add(((w + 1) * oversample) as usize) };
         w += block_dim();
     }
 }
@@ -609,9 +617,14 @@ macro_rules! distribute_kernels {
     ($k:ty, $suffix:literal, $sample:ident, $count:ident, $scatter:ident, $scatter32:ident, $scatter64:ident) => {
         /// [`sample_splitters`] of these keys.
         #[unsafe(export_name = concat!(crate::kernel_name!(distribute_sample), "_", $suffix))]
-        pub unsafe extern "ptx-kernel" fn $sample(keys: *const $k, segments: *const SegmentWork, splitters: *mut $k) {
+        pub unsafe extern "ptx-kernel" fn $sample(
+            keys: *const $k,
+            segments: *const SegmentWork,
+            splitters: *mut $k,
+            oversample: u32,
+        ) {
             // SAFETY: the host's launch (`distribute` plans).
-            unsafe { sample_splitters(keys, segments, splitters) }
+            unsafe { sample_splitters(keys, segments, splitters, oversample) }
         }
 
         /// [`count`] of these keys.

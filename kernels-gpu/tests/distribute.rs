@@ -9,7 +9,7 @@
 
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, OVERSAMPLE, SAMPLES, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes,
+    BUCKETS, BlockWork, MAX_OVERSAMPLE, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes,
     scatter_smem_bytes, segments,
 };
 use warpsort_kernels::distribute::{
@@ -99,16 +99,26 @@ trait Word: Copy + PartialOrd + Default + std::fmt::Debug + Send + Sync + 'stati
 impl Word for u32 {}
 impl Word for u64 {}
 
-/// Runs one distribution pass over `segs` of `keys` (with `vals`).
+/// Samples a way of the tests' passes (the sort's at 2^26 keys).
+const OVERSAMPLE: u32 = 16;
+
+/// Runs one distribution pass over `segs` of `keys` (with `vals`),
+/// `OVERSAMPLE` samples a way.
 fn pass<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass<T> {
+    pass_sampled(keys, vals, segs, chunk, OVERSAMPLE)
+}
+
+/// Runs one distribution pass over `segs` of `keys` (with `vals`),
+/// `oversample` samples a way.
+fn pass_sampled<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64, oversample: u32) -> Pass<T> {
     let n = keys.len();
     let kb = size_of::<T>();
     let (blocks, segments) = plan(segs, chunk);
     let splitters = vec![T::default(); segs.len() * WAYS as usize];
     let (k, v, sg, bl, sp) = (Ptr::of(keys), Ptr::of(vals), Ptr::of(&segments), Ptr::of(&blocks), Ptr::of(&splitters));
     // SAFETY (each launch): the buffers are sized as the kernel asks.
-    launch(segs.len() as u32, EMU_THREADS, SAMPLES as usize * kb, || unsafe {
-        sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get())
+    launch(segs.len() as u32, EMU_THREADS, sample_smem_bytes(kb as u32, oversample) as usize, || unsafe {
+        sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get(), oversample)
     });
     let m = blocks.len() * BUCKETS as usize;
     let counts = vec![0u32; m];
@@ -262,6 +272,27 @@ fn one_pass_over_sizes_and_distributions() {
             }
         }
     }
+}
+
+#[test]
+fn more_samples_make_even_buckets() {
+    // The most samples a way (half as many for u64 keys, as the sort's
+    // shared memory allows): every bucket between splitters within twice
+    // its share, where the tests' 16 a way allow about 4 times.
+    let n = 65_537usize;
+    let share = n as u64 / WAYS as u64;
+    let segs = [(0, n as u64)];
+    let vals: Vec<u32> = (0..n as u32).collect();
+    for dist in ["uniform", "zipf"] {
+        let keys = input(dist, n, 11);
+        let p = pass_sampled(&keys, &vals, &segs, 16384, MAX_OVERSAMPLE);
+        let largest = check(&keys, &segs, &p, &format!("{dist} oversampled"));
+        assert!(largest <= 2 * share, "{dist}: a bucket of {largest} (share {share})");
+    }
+    let wide: Vec<u64> = input("uniform", n, 13).iter().map(|&k| (k as u64) << 20 | 0x5a5a).collect();
+    let p = pass_sampled(&wide, &vals, &segs, 16384, MAX_OVERSAMPLE / 2);
+    let largest = check(&wide, &segs, &p, "u64 oversampled");
+    assert!(largest <= 2 * share, "u64: a bucket of {largest} (share {share})");
 }
 
 #[test]

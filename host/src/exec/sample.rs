@@ -50,7 +50,13 @@ impl Gpu {
         self.upload(at(plan.blocks), as_bytes(&blocks))?;
         self.upload(at(plan.segments), as_bytes(&segments))?;
         let (word, splitters, starts) = (src.kind.keys_only(), at(plan.splitters), at(plan.starts));
-        let sample = DistributeSample { word, keys: src.keys, segments: at(plan.segments), splitters };
+        let sample = DistributeSample {
+            word,
+            keys: src.keys,
+            segments: at(plan.segments),
+            splitters,
+            oversample: plan.oversample,
+        };
         self.launch(&sample, plan.sample_shape(segs.len()))?;
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts };

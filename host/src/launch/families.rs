@@ -711,6 +711,8 @@ pub(crate) struct DistributeSample {
     pub keys: DevPtr,
     pub segments: DevPtr,
     pub splitters: DevPtr,
+    /// Samples a way: a power of two, `OVERSAMPLE` to `MAX_OVERSAMPLE`.
+    pub oversample: u32,
 }
 
 impl Kernel for DistributeSample {
@@ -718,7 +720,7 @@ impl Kernel for DistributeSample {
         KernelId::new(Family::DistributeSample, self.word)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.keys), Param::Ptr(self.segments), Param::Ptr(self.splitters)]
+        vec![Param::Ptr(self.keys), Param::Ptr(self.segments), Param::Ptr(self.splitters), Param::U32(self.oversample)]
     }
 }
 

@@ -120,7 +120,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         all.push(Box::new(Gather { word, src: 1, idx: 2, dst: 3, n: 4 }));
         all.push(Box::new(SearchBounds { word, keys: 1, n: 2, queries: 3, upper: 4, q: 5, out: 6 }));
         all.push(Box::new(OrderScan { word, keys: 1, n: 2, out: 3 }));
-        all.push(Box::new(DistributeSample { word, keys: 1, segments: 2, splitters: 3 }));
+        all.push(Box::new(DistributeSample { word, keys: 1, segments: 2, splitters: 3, oversample: 16 }));
         all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4 }));
         all.push(Box::new(Reverse { word, p: 1, n: 2 }));
         let (offsets, row, across) = (2, 0, 3);

@@ -8,7 +8,8 @@
 //! any such cut can make.
 
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, SAMPLES, SCAN_THREADS, SegmentWork, THREADS, WAYS, count_smem_bytes, scatter_smem_bytes,
+    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_THREADS, SegmentWork, THREADS, WAYS, count_smem_bytes,
+    sample_smem_bytes, scatter_smem_bytes,
 };
 
 use crate::error::{Error, Result};
@@ -28,6 +29,9 @@ pub(crate) struct SamplePlan {
     pub kind: ItemKind,
     /// Keys per block of the first and the second pass.
     pub chunks: [usize; 2],
+    /// Samples a way, each pass: more where the final buckets would be
+    /// long ([`SamplePlan::oversample`]).
+    pub oversample: u32,
     /// The bucket offsets' launch, of each pass (one segment, then
     /// `BUCKETS`): element-wise, as the GPU's table says.
     pub offsets_shapes: [Shape; 2],
@@ -70,6 +74,7 @@ impl SamplePlan {
         }
         let first = (n.div_ceil(SAMPLE.first_blocks)).clamp(SAMPLE.min_chunk, SAMPLE.max_chunk);
         let chunks = [first, SAMPLE.second_chunk];
+        let oversample = SamplePlan::oversample(n, kind.key_bytes());
         // The second pass: every segment adds at most one partial chunk.
         let max_blocks = n.div_ceil(chunks[0]).max(n.div_ceil(chunks[1]) + BUCKETS as usize).max(1);
         let (kb, segs) = (kind.key_bytes(), BUCKETS as usize);
@@ -94,6 +99,7 @@ impl SamplePlan {
             n,
             kind,
             chunks,
+            oversample,
             offsets_shapes,
             keys,
             vals,
@@ -123,6 +129,21 @@ const MAX_SCAN_PARTS: usize = 1024;
 /// The launch shapes of one pass: every kernel's, the one place they are
 /// made.
 impl SamplePlan {
+    /// Samples a way for `n` keys of `key_bytes`, both passes: one for
+    /// every `SAMPLE.keys_per_sample` keys of the final buckets' average
+    /// (`n / WAYS^2`), a power of two from `MIN_OVERSAMPLE` to
+    /// `MAX_OVERSAMPLE` whose sort fits `SAMPLE.max_sample_bytes`. Either
+    /// pass's buckets differ by about `1 / sqrt(oversample)` of their
+    /// share, and the two errors multiply.
+    pub fn oversample(n: usize, key_bytes: usize) -> u32 {
+        let bucket = n / (WAYS * WAYS) as usize;
+        let mut o = (bucket / SAMPLE.keys_per_sample).next_power_of_two().clamp(1, MAX_OVERSAMPLE as usize) as u32;
+        while o > MIN_OVERSAMPLE && sample_smem_bytes(key_bytes as u32, o) > SAMPLE.max_sample_bytes {
+            o /= 2;
+        }
+        o.max(MIN_OVERSAMPLE)
+    }
+
     /// Into how many parts the scan of `m` counts cuts them: 1 (one block
     /// scans them all) up to `MAX_SCAN_PARTS` (a block sums each part, one
     /// block scans the sums, a block scans each part from its base).
@@ -137,7 +158,7 @@ impl SamplePlan {
 
     /// A block per segment.
     pub fn sample_shape(&self, segs: usize) -> Shape {
-        Shape::new(segs as u32, THREADS).with_smem(SAMPLES * self.kind.key_bytes() as u32)
+        Shape::new(segs as u32, THREADS).with_smem(sample_smem_bytes(self.kind.key_bytes() as u32, self.oversample))
     }
 
     /// A block per chunk.
@@ -179,6 +200,21 @@ mod tests {
     use warpsort_kernels::config::distribute::blocks;
 
     use super::*;
+
+    #[test]
+    fn more_samples_where_buckets_would_be_long() {
+        assert_eq!(SamplePlan::oversample(1 << 24, 4), MIN_OVERSAMPLE, "buckets of 256 on average");
+        assert_eq!(SamplePlan::oversample(1 << 26, 4), 16, "buckets of 1024");
+        assert_eq!(SamplePlan::oversample(1 << 28, 4), MAX_OVERSAMPLE, "buckets of 4096");
+        assert_eq!(SamplePlan::oversample(1 << 28, 8), MAX_OVERSAMPLE / 2, "64 KiB of u64 samples");
+        for n in [0usize, 1, 1 << 20, (1 << 26) + (1 << 16), 1 << 28, u32::MAX as usize] {
+            for kb in [4, 8] {
+                let o = SamplePlan::oversample(n, kb);
+                assert!(o.is_power_of_two() && (MIN_OVERSAMPLE..=MAX_OVERSAMPLE).contains(&o), "n={n}");
+                assert!(sample_smem_bytes(kb as u32, o) <= SAMPLE.max_sample_bytes, "n={n}");
+            }
+        }
+    }
 
     #[test]
     fn the_tables_hold_every_cut_of_the_second_pass() {
