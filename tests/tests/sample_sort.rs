@@ -3,8 +3,9 @@
 //! both distribution passes are full (and one value making 90% of the
 //! input), key types and orders, composite keys (one word, and wider ones
 //! sorted a word a pass), pairs and stable pairs (the exact stable order),
-//! argsort, and `small`: one sort of each kind, short enough for
-//! compute-sanitizer. (The tests that run `Algorithm::ALL` cover it too.)
+//! argsort, `small`: one sort of each kind, short enough for
+//! compute-sanitizer, and `large`: sizes where each segment's splitters come
+//! from more samples. (The tests that run `Algorithm::ALL` cover it too.)
 
 use std::cmp::Reverse;
 
@@ -21,6 +22,7 @@ warpsort_testkit::tests_main! {
         stable_pairs_keep_input_order,
         argsort,
         small,
+        large,
     ],
 }
 
@@ -113,4 +115,13 @@ fn small(g: &Gpu) {
     check_sort_pairs::<u32>(g, Dist::FewUnique, 70_001, &opts(Order::Descending, false));
     stable::<u32>(g, Dist::FewUnique, 70_001, Order::Ascending);
     check_sort::<u64>(g, Dist::Zipf, 70_001, &opts(Order::Ascending, false));
+}
+
+/// Sizes past 2^27, where each segment's splitters come from 32 or 64
+/// samples a way (`SamplePlan::oversample`): keys, pairs of 64-bit keys.
+fn large(g: &Gpu) {
+    for (dist, n) in [(Dist::Uniform, (1 << 27) + 5), (Dist::Uniform, (1 << 28) + 3), (Dist::Zipf, 1 << 28)] {
+        check_sort::<u32>(g, dist, n, &opts(Order::Ascending, false));
+    }
+    check_sort_pairs::<u64>(g, Dist::Gaussian, (1 << 27) + 1, &opts(Order::Descending, false));
 }
