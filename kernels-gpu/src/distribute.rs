@@ -144,6 +144,34 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
     }
 }
 
+/// A scatter slot's bucket and its rank among that bucket's keys of the
+/// warp, packed in one `u32`: the bucket above `RANK_BITS`, the rank below
+/// (a warp ranks at most `WARP_SIZE * SCATTER_ITEMS` keys, `BUCKETS` fits
+/// above).
+struct Tag;
+
+impl Tag {
+    const RANK_BITS: u32 = 16;
+
+    #[inline(always)]
+    fn pack(bucket: u32, rank: u32) -> u32 {
+        bucket << Self::RANK_BITS | rank
+    }
+
+    #[inline(always)]
+    fn bucket(tag: u32) -> u32 {
+        tag >> Self::RANK_BITS
+    }
+
+    #[inline(always)]
+    fn rank(tag: u32) -> u32 {
+        tag & ((1 << Self::RANK_BITS) - 1)
+    }
+}
+
+const _: () =
+    assert!(WARP_SIZE * SCATTER_ITEMS < 1 << Tag::RANK_BITS && (BUCKETS as u64) << Tag::RANK_BITS <= u32::MAX as u64);
+
 /// The start of [`count`] and [`scatter`]: the block's number and chunk
 /// (`blocks[block_idx()]`), its segment's splitters loaded at the start of
 /// the shared memory, and the shared memory past them (8-byte aligned).
@@ -480,8 +508,8 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
             j += WARP_SIZE;
         }
         sync_warp();
-        // tag[r]: slot r's bucket (BUCKETS for no key) << 16, and the keys
-        // of that bucket before it in the warp; later its place in the tile.
+        // tag[r]: slot r's bucket (BUCKETS for no key) and the keys of that
+        // bucket before it in the warp (`Tag`); later its place in the tile.
         let mut tag = [0u32; SCATTER_ITEMS as usize];
         each_item!(r => {
             let r = r as usize;
@@ -498,7 +526,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
                     *mine.add(bucket as usize) = before + peers.count_ones();
                 }
             }
-            tag[r] = bucket << 16 | (shfl_idx(before, first) + (peers & below).count_ones());
+            tag[r] = Tag::pack(bucket, shfl_idx(before, first) + (peers & below).count_ones());
             sync_warp();
         });
         sync_block();
@@ -525,12 +553,12 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
         // (NO_PLACE for no key).
         each_item!(r => {
             let r = r as usize;
-            let j = (tag[r] >> 16) as usize;
+            let j = Tag::bucket(tag[r]) as usize;
             if j < BUCKETS as usize {
                 // SAFETY: j < BUCKETS; the place is below len: the tile's
                 // keys of bucket j fill start[j]..start[j] + count[j].
                 unsafe {
-                    tag[r] = (tag[r] & 0xffff) + *m.start.add(j) as u32 + *mine.add(j);
+                    tag[r] = Tag::rank(tag[r]) + *m.start.add(j) as u32 + *mine.add(j);
                     *m.items.add(tag[r] as usize) = k[r];
                     *m.bucket.add(tag[r] as usize) = j as u16;
                 }
