@@ -474,13 +474,12 @@ impl Peer {
     }
 }
 
-/// `s` cut into `p` parts of equal length (the first ones shorter by one
-/// where `p` does not divide it), in order.
+/// `s` cut into `p` parts as even as can be (`hostsort::plan::cut`'s
+/// ranges), in order.
 fn parts<T>(mut s: &mut [T], p: usize) -> Vec<&mut [T]> {
-    let len = s.len();
     let mut out = Vec::with_capacity(p);
-    for i in 0..p {
-        let (part, rest) = s.split_at_mut((i + 1) * len / p - i * len / p);
+    for r in crate::hostsort::plan::cut(s.len(), p) {
+        let (part, rest) = s.split_at_mut(r.len());
         out.push(part);
         s = rest;
     }

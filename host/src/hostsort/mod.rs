@@ -24,7 +24,7 @@
 //! there while the device still works (fitting once), and the items not
 //! yet copied back are lost with the device.
 
-mod plan;
+pub(crate) mod plan;
 mod run;
 
 use std::fmt;

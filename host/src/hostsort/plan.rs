@@ -82,7 +82,7 @@ pub(crate) fn run_temp(opts: &SortOptions, w: &Work, len: usize, p: &Policy) -> 
 }
 
 /// Cuts `n` items into `k` runs as even as can be.
-fn cut(n: usize, k: usize) -> Vec<Range<usize>> {
+pub(crate) fn cut(n: usize, k: usize) -> Vec<Range<usize>> {
     (0..k).map(|i| i * n / k..(i + 1) * n / k).collect()
 }
 

@@ -137,11 +137,12 @@ impl SamplePlan {
     /// share, and the two errors multiply.
     pub fn oversample(n: usize, key_bytes: usize) -> u32 {
         let bucket = n / (WAYS * WAYS) as usize;
-        let mut o = (bucket / SAMPLE.keys_per_sample).next_power_of_two().clamp(1, MAX_OVERSAMPLE as usize) as u32;
+        let wanted = (bucket / SAMPLE.keys_per_sample).next_power_of_two();
+        let mut o = wanted.clamp(MIN_OVERSAMPLE as usize, MAX_OVERSAMPLE as usize) as u32;
         while o > MIN_OVERSAMPLE && sample_smem_bytes(key_bytes as u32, o) > SAMPLE.max_sample_bytes {
             o /= 2;
         }
-        o.max(MIN_OVERSAMPLE)
+        o
     }
 
     /// Into how many parts the scan of `m` counts cuts them: 1 (one block
