@@ -10,10 +10,14 @@
 //! a strict weak order). `build.rs`
 //! compiles warpsort's kernels for each with `warpsort-build`. The program
 //! sorts keys, key-value pairs (stable and not) and argsorts over sizes and
-//! input distributions, checks every result against the CPU (the same
-//! `less`), checks that the `Hand` sorts keep every item (merge and bitonic
-//! sorts), and times a sort of `N` trades (default 2^24) beside the
-//! built-in tuple with the same fields. It exits with an error at the first result that differs.
+//! input distributions, both ways a derived order sorts: by `less` on a
+//! handle with the type's kernels, and as ordered words on warpsort's own
+//! (`Gpu::new`, no kernels built); checks every result against the CPU (the
+//! same `less`), checks that the `Hand` sorts keep every item (merge and
+//! bitonic sorts) and that warpsort's own kernels refuse `Hand`, and times a
+//! sort of `N` trades (default 2^24) both ways beside the built-in tuple
+//! with the same fields. It exits with an error at the first result that
+//! differs.
 //! `LARGEST` (default 1000003) caps the checked sizes.
 
 use std::cmp::Reverse;
@@ -190,26 +194,48 @@ fn main() -> Result<(), Fail> {
     // The largest checked size (smaller under compute-sanitizer).
     let most: usize = std::env::args().nth(2).map_or(Ok(1_000_003), |a| a.parse())?;
     let gpu = Gpu::with_key_kernels(0, TRADE_PTX)?;
+    let builtin = Gpu::new()?;
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let dists = ["uniform", "sorted", "reverse", "all-equal", "few-unique", "dominating", "special"];
-    for n in [0, 1, 2, 31, 32, 33, 1000, 4095, 4096, 4097, 8193, 100_000, 1_000_003].into_iter().filter(|&n| n <= most)
-    {
-        for dist in dists {
-            check_trades(&gpu, &trades(dist, n, &mut rng), dist)?;
+    for (on, how) in [(&gpu, "by less, its kernels"), (&builtin, "as ordered words, warpsort's kernels")] {
+        for n in
+            [0, 1, 2, 31, 32, 33, 1000, 4095, 4096, 4097, 8193, 100_000, 1_000_003].into_iter().filter(|&n| n <= most)
+        {
+            for dist in dists {
+                check_trades(on, &trades(dist, n, &mut rng), dist)?;
+            }
+        }
+        println!(
+            "Trade ({how}): keys, stable keys, pairs (u32 stable, u64), argsort (u32 stable, u64), host slices: every size and distribution checked"
+        );
+        for n in [33, 4097, 100_000].into_iter().filter(|&n| n <= most) {
+            let keys = trades("uniform", n, &mut rng);
+            let mut want = keys.clone();
+            want.sort_by(Order::order);
+            let mut d = on.stream().clone_htod(&keys)?;
+            on.sort_custom(&mut d, &SortOptions::algorithm(Algorithm::Bitonic))?;
+            if !same(&on.stream().clone_dtoh(&d)?, &want) {
+                return Err(format!("the bitonic sort of {n} trades ({how}) differs from the CPU").into());
+            }
         }
     }
-    println!(
-        "Trade: keys, stable keys, pairs (u32 stable, u64), argsort (u32 stable, u64), host slices: every size and distribution checked"
-    );
 
-    for n in [33, 4097, 100_000].into_iter().filter(|&n| n <= most) {
-        let keys = trades("uniform", n, &mut rng);
-        let mut want = keys.clone();
-        want.sort_by(Order::order);
-        let mut d = gpu.stream().clone_htod(&keys)?;
-        gpu.sort_custom(&mut d, &SortOptions::algorithm(Algorithm::Bitonic))?;
-        if !same(&gpu.stream().clone_dtoh(&d)?, &want) {
-            return Err(format!("the bitonic sort of {n} trades differs from the CPU").into());
+    // As ordered words every option of the built-in tuples runs: descending
+    // (the reverse of `less`, stable) and the sample sort.
+    for n in [1000, 100_000].into_iter().filter(|&n| n <= most) {
+        let keys = trades("few-unique", n, &mut rng);
+        let (mut asc, mut desc) = (keys.clone(), keys.clone());
+        asc.sort_by(Order::order);
+        desc.sort_by(|a, b| b.order(a)); // stable
+        let s = builtin.stream();
+        let (mut d, mut e) = (s.clone_htod(&keys)?, s.clone_htod(&keys)?);
+        builtin.sort_custom(&mut d, &SortOptions { stable: true, ..SortOptions::descending() })?;
+        builtin.sort_custom(&mut e, &SortOptions::algorithm(Algorithm::SampleSort))?;
+        // Trades that order equal are the same bits: any sort gives `asc`.
+        if !same(&s.clone_dtoh(&d)?, &desc) || !same(&s.clone_dtoh(&e)?, &asc) {
+            return Err(
+                format!("a descending or sample sort of {n} trades as ordered words differs from the CPU").into()
+            );
         }
     }
 
@@ -221,6 +247,15 @@ fn main() -> Result<(), Fail> {
         return Err("a descending sort of a user key type was not refused cleanly".into());
     }
 
+    // A hand-written order cannot be encoded: warpsort's own kernels refuse
+    // it, and the keys stay as they were.
+    let keys: Vec<Hand> = (0..1000).map(|tag| Hand { hand: tag % 3, tag }).collect();
+    let mut d = builtin.stream().clone_htod(&keys)?;
+    let r = builtin.sort_custom(&mut d, &SortOptions::default());
+    if !matches!(r, Err(Error::BadConfig(_))) || builtin.stream().clone_dtoh(&d)? != keys {
+        return Err("a hand-written order on warpsort's own kernels was not refused cleanly".into());
+    }
+
     let hands = Gpu::with_key_kernels(0, HAND_PTX)?;
     for n in [1, 33, 4097, 100_000, 1_000_003].into_iter().filter(|&n| n <= most) {
         check_hands(&hands, n, &mut rng)?;
@@ -230,10 +265,12 @@ fn main() -> Result<(), Fail> {
     // Time: the user type beside the built-in tuple with the same fields.
     let keys = trades("uniform", big, &mut rng);
     let user = rates(&gpu, &gpu.stream().clone_htod(&keys)?, |d, o| gpu.sort_custom(d, o))?;
-    let builtin = Gpu::new()?;
+    let words = rates(&builtin, &builtin.stream().clone_htod(&keys)?, |d, o| builtin.sort_custom(d, o))?;
     let tuples: Vec<Tuple<(u32, Reverse<f32>, u32)>> =
         keys.iter().map(|t| Tuple((t.venue, Reverse(t.price), t.id))).collect();
     let tuple = rates(&builtin, &builtin.stream().clone_htod(&tuples)?, |d, o| builtin.sort_with(d, o))?;
-    println!("{big} trades, Gkeys/s (each with a copy): user type {user}; built-in (u32, Reverse<f32>, u32) {tuple}");
+    println!(
+        "{big} trades, Gkeys/s (each with a copy): user type by less {user}; as ordered words {words}; built-in (u32, Reverse<f32>, u32) {tuple}"
+    );
     Ok(())
 }

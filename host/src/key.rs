@@ -305,13 +305,13 @@ tuple_key!((A, B, C); A 0, B 1, C 2);
 
 /// The ordered words of a key stored as `fields` whose field `i` holds
 /// `value(i)`.
-fn pack_words<B: Bits>(fields: Fields, value: impl Fn(usize) -> u64) -> B {
+pub(crate) fn pack_words<B: Bits>(fields: Fields, value: impl Fn(usize) -> u64) -> B {
     let w = fields.words(B::WORD_BITS);
     B::from_words(|j| fields.word(&w, j).pack(B::WORD_BITS, |i| value(w.starts[j] + i)))
 }
 
 /// The fields' values of the key whose ordered words are `b`.
-fn unpack_words<B: Bits>(fields: Fields, b: B) -> [u64; Fields::MAX] {
+pub(crate) fn unpack_words<B: Bits>(fields: Fields, b: B) -> [u64; Fields::MAX] {
     let (w, mut v) = (fields.words(B::WORD_BITS), [0; Fields::MAX]);
     for j in 0..w.words {
         fields.word(&w, j).unpack(B::WORD_BITS, b.word(j), |i, x| v[w.starts[j] + i] = x);

@@ -54,6 +54,7 @@
 //! public operations).
 
 mod api;
+mod derived;
 mod dist;
 mod error;
 mod exec;

@@ -1,13 +1,18 @@
-//! Sorts of a user's key type, ordered by its own `warpsort_key::Order`,
-//! with the kernels `warpsort-build` compiled for it
-//! ([`Gpu::with_key_kernels`]).
+//! Sorts of a user's key type, ordered by its own `warpsort_key::Order`.
+//! Which way is decided once per call ([`Route`]):
 //!
-//! They run the merge sort (or, asked for, the bitonic sort) built from
-//! parts that permute the items whatever `less` answers: bitonic tiles,
-//! warp bitonic merges, and merge-path splits checked each pass and
-//! repaired where they do not chain (`kernels-gpu/src/splits.rs`). An order
-//! that is not a strict weak order gives an unspecified order but never
-//! loses or duplicates an item.
+//! - On a handle with warpsort's own kernels ([`Gpu::new`]), a derived
+//!   order (its fields in `Order::FIELDS`) sorts as ordered words, the way
+//!   of the built-in tuples (`crate::derived`): every algorithm and option
+//!   of theirs, no kernels built for the type.
+//! - On a handle with the kernels `warpsort-build` compiled for the type
+//!   ([`Gpu::with_key_kernels`]), `less` itself orders: the merge sort (or,
+//!   asked for, the bitonic sort) built from parts that permute the items
+//!   whatever `less` answers: bitonic tiles, warp bitonic merges, and
+//!   merge-path splits checked each pass and repaired where they do not
+//!   chain (`kernels-gpu/src/splits.rs`). An order that is not a strict
+//!   weak order gives an unspecified order but never loses or duplicates
+//!   an item.
 
 use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr};
 use warpsort_key::{MAX_KEY_BYTES, Order, fits};
@@ -18,6 +23,8 @@ use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
 use crate::gpu::Gpu;
 use crate::key::Order as Direction;
+#[cfg(doc)]
+use crate::key::Tuple;
 use crate::key::{Payload, SortIndex};
 use crate::launch::{ItemKind, Items};
 use crate::options::{Algorithm, MergeKernel, MergeSortConfig, Presorted, SortOptions, TileSort};
@@ -26,6 +33,8 @@ use crate::plan::{SortPlan, SortShape};
 use warpsort_kernels::config::BLOCK_TILE;
 
 use super::sort::STABLE_MAX_LEN;
+use crate::HostOptions;
+use crate::derived::{Encoded, Retyped, RetypedRef, Word, fields_of, with_word};
 
 /// The options a sort of a user's keys runs with: the merge sort's parts
 /// that any order keeps a permutation (or the bitonic sorts), stable or
@@ -76,6 +85,33 @@ const CUSTOM_MERGE_SORT: MergeSortConfig = MergeSortConfig {
     merge_threads: 0,
 };
 
+/// How a sort of a user's key type runs on a handle.
+enum Route {
+    /// As ordered words of this width (a derived order, warpsort's kernels).
+    Encoded(Word),
+    /// By `less`, in the user's kernels, with these options.
+    Compiled(SortOptions),
+}
+
+impl Gpu {
+    /// How this handle sorts keys of `T` under `opts`; a hand-written order
+    /// on a handle without its kernels, and what the user's kernels cannot
+    /// run ([`custom_options`]), are refused before anything moves.
+    fn route<T: Order>(&self, opts: &SortOptions) -> Result<Route> {
+        if self.runs_user_kernels() {
+            return Ok(Route::Compiled(custom_options::<T>(opts)?));
+        }
+        match fields_of::<T>() {
+            Some(fields) => Ok(Route::Encoded(Word::of(fields))),
+            None => Err(Error::BadConfig(format!(
+                "key type {}: its order is not field by field (a hand-written `less`, or fields the sorts cannot \
+                 encode): sort it on a handle with its kernels (`Gpu::with_key_kernels`)",
+                std::any::type_name::<T>()
+            ))),
+        }
+    }
+}
+
 /// Keys of `T` with payloads of `val_bytes`, as the plans see them.
 fn custom_shape<T>(val_bytes: usize) -> SortShape {
     SortShape { kind: ItemKind::custom::<T>(val_bytes), fields: None }
@@ -97,9 +133,30 @@ impl Gpu {
         Self::with_ptx(ordinal, ptx)
     }
 
-    /// Sorts device keys of a user's type by its `less` (see
-    /// [`Gpu::with_key_kernels`]); `opts.stable` keeps equal keys in input
-    /// order. On error the keys are as they were.
+    /// Sorts device keys of a user's type by its order; `opts.stable` keeps
+    /// equal keys in input order. On error the keys are as they were.
+    ///
+    /// On a handle with warpsort's own kernels ([`Gpu::new`]) a derived
+    /// order (`#[derive(Order)]`) sorts as ordered words, as a [`Tuple`]
+    /// of the same fields does, with any of its options (a descending sort
+    /// is the reverse of `less`); a hand-written order is refused there
+    /// ([`Error::BadConfig`]). On a handle with the type's kernels
+    /// ([`Gpu::with_key_kernels`]) `less` itself orders.
+    ///
+    /// ```no_run
+    /// use warpsort_key::Order;
+    /// #[derive(Clone, Copy, Debug, PartialEq, Order)]
+    /// #[repr(C)]
+    /// struct Trade { venue: u32, #[order(desc)] price: f32, id: u32 }
+    /// # unsafe impl warpsort::cudarc::driver::DeviceRepr for Trade {}
+    /// let gpu = warpsort::Gpu::new()?; // no kernels to build
+    /// let mut keys = gpu.stream().clone_htod(&[Trade { venue: 2, price: 1.0, id: 7 }, Trade { venue: 1, price: 9.0, id: 8 }])?;
+    /// gpu.sort_custom(&mut keys, &Default::default())?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&keys)?[0].id, 8);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    ///
+    /// A hand-written order, on its kernels:
     ///
     /// ```no_run
     /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
@@ -112,8 +169,17 @@ impl Gpu {
     /// assert_eq!(gpu.stream().clone_dtoh(&keys)?, [P { x: 2, y: 3 }, P { x: 1, y: 9 }]);
     /// # Ok::<(), warpsort::Error>(())
     /// ```
-    pub fn sort_custom<T: Order>(&self, keys: &mut impl DevicePtrMut<T>, opts: &SortOptions) -> Result<()> {
-        let opts = custom_options::<T>(opts)?;
+    pub fn sort_custom<T: Order + DeviceRepr + Send + Sync>(
+        &self,
+        keys: &mut impl DevicePtrMut<T>,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let opts = match self.route::<T>(opts)? {
+            Route::Encoded(w) => {
+                return with_word!(w, B => self.sort_with(&mut Retyped::<_, T, Encoded<T, B>>::new(keys), opts));
+            }
+            Route::Compiled(opts) => opts,
+        };
         let n = keys.len();
         if opts.stable && n > STABLE_MAX_LEN {
             return Err(Error::TooLong { len: n, max: STABLE_MAX_LEN });
@@ -136,9 +202,10 @@ impl Gpu {
         })
     }
 
-    /// Sorts device keys of a user's type and moves each value (any
-    /// [`Payload`] of 32 or 64 bits) with its key; `opts.stable` keeps the
-    /// values of equal keys in input order.
+    /// Sorts device keys of a user's type and moves each value with its
+    /// key (any [`Payload`]; 32 or 64 bits on the type's kernels);
+    /// `opts.stable` keeps the values of equal keys in input order. Which
+    /// way, as in [`Gpu::sort_custom`].
     ///
     /// ```no_run
     /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
@@ -152,13 +219,18 @@ impl Gpu {
     /// assert_eq!(gpu.stream().clone_dtoh(&vals)?, [20, 10]);
     /// # Ok::<(), warpsort::Error>(())
     /// ```
-    pub fn sort_custom_pairs<T: Order, V: Payload>(
+    pub fn sort_custom_pairs<T: Order + DeviceRepr + Send + Sync, V: Payload>(
         &self,
         keys: &mut impl DevicePtrMut<T>,
         vals: &mut impl DevicePtrMut<V>,
         opts: &SortOptions,
     ) -> Result<()> {
-        let opts = custom_options::<T>(opts)?;
+        let opts = match self.route::<T>(opts)? {
+            Route::Encoded(w) => {
+                return with_word!(w, B => self.sort_pairs(&mut Retyped::<_, T, Encoded<T, B>>::new(keys), vals, opts));
+            }
+            Route::Compiled(opts) => opts,
+        };
         let n = keys.len();
         same_len(n, vals.len())?;
         if opts.stable && n > STABLE_MAX_LEN {
@@ -173,7 +245,8 @@ impl Gpu {
 
     /// The permutation that sorts device keys of a user's type (which stay
     /// unchanged), into `out` (`u32` or `u64` positions, `keys.len()` of
-    /// them); `opts.stable` makes it unique.
+    /// them); `opts.stable` makes it unique. Which way, as in
+    /// [`Gpu::sort_custom`].
     ///
     /// ```no_run
     /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
@@ -187,13 +260,18 @@ impl Gpu {
     /// assert_eq!(gpu.stream().clone_dtoh(&p)?, [1, 0]);
     /// # Ok::<(), warpsort::Error>(())
     /// ```
-    pub fn argsort_custom<T: Order, I: SortIndex>(
+    pub fn argsort_custom<T: Order + DeviceRepr + Send + Sync, I: SortIndex>(
         &self,
         keys: &impl DevicePtr<T>,
         out: &mut impl DevicePtrMut<I>,
         opts: &SortOptions,
     ) -> Result<()> {
-        let opts = custom_options::<T>(opts)?;
+        let opts = match self.route::<T>(opts)? {
+            Route::Encoded(w) => {
+                return with_word!(w, B => self.argsort_into(&RetypedRef::<_, T, Encoded<T, B>>::new(keys), out, opts));
+            }
+            Route::Compiled(opts) => opts,
+        };
         let (n, ib) = (keys.len(), size_of::<I>());
         let plan = argsort_plan_of(self, &opts, custom_shape::<T>(0), size_of::<T>(), n, ib)?;
         if out.len() != n {
@@ -213,9 +291,11 @@ impl Gpu {
         })
     }
 
-    /// Sorts a host slice of a user's key type: copied to the GPU, sorted by
-    /// [`Gpu::sort_custom`], copied back (the slice changes only once the
-    /// sort has succeeded).
+    /// Sorts a host slice of a user's key type. As ordered words (see
+    /// [`Gpu::sort_custom`]) it takes [`Gpu::sort_host`]'s way: streamed
+    /// through pinned buffers, beyond the GPU's memory when it must. By
+    /// `less`: copied to the GPU, sorted, copied back. Either way the slice
+    /// changes only once the sort has succeeded.
     ///
     /// ```no_run
     /// # #[derive(Clone, Copy, Default, Debug, PartialEq)] #[repr(C)] struct P { x: u32, y: u32 }
@@ -228,8 +308,14 @@ impl Gpu {
     /// assert_eq!(v[0].y, 3);
     /// # Ok::<(), warpsort::Error>(())
     /// ```
-    pub fn sort_custom_slice<T: Order + DeviceRepr>(&self, keys: &mut [T], opts: &SortOptions) -> Result<()> {
-        custom_options::<T>(opts)?;
+    pub fn sort_custom_slice<T: Order + DeviceRepr + Send + Sync>(
+        &self,
+        keys: &mut [T],
+        opts: &SortOptions,
+    ) -> Result<()> {
+        if let Route::Encoded(w) = self.route::<T>(opts)? {
+            return with_word!(w, B => self.sort_host(Encoded::<T, B>::slice(keys), &HostOptions::from(*opts)));
+        }
         if keys.len() < 2 {
             return Ok(());
         }

@@ -23,6 +23,9 @@ use crate::policy::{self, Policy};
 use scratch::Scratch;
 use staging::Lanes;
 
+/// [`DeviceInfo::ptx`] of a handle made by [`Gpu::with_ptx`].
+const USER_KERNELS: &str = "custom";
+
 /// What the benchmark and the docs say about the device.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -100,7 +103,7 @@ impl Gpu {
     pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
         let ctx = Self::open(ordinal)?;
         let module = Module::load_ptx(&ctx, ptx)?;
-        Self::assemble(ctx, module, "custom")
+        Self::assemble(ctx, module, USER_KERNELS)
     }
 
     /// How many GPUs the driver lists ([`Error::NoDriver`] without one).
@@ -185,6 +188,12 @@ impl Gpu {
     /// The device's name and properties.
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// Whether this handle runs kernels a user built ([`Gpu::with_ptx`]),
+    /// not warpsort's own.
+    pub(crate) fn runs_user_kernels(&self) -> bool {
+        self.info.ptx == USER_KERNELS
     }
 
     /// The stream warpsort's work runs on.

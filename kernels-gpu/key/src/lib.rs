@@ -69,6 +69,30 @@ pub trait Order: Copy + 'static {
     /// Whether `self` sorts strictly before `other`.
     fn less(&self, other: &Self) -> bool;
 
+    /// The fields of a field-by-field order, most significant first, with
+    /// where each lies in the type (`#[derive(Order)]` writes it). With
+    /// them a sort can encode each key into ordered words and sort those,
+    /// as warpsort's built-in tuples, with no kernels built for the type
+    /// (`warpsort::Gpu::sort_custom` on a handle from `Gpu::new`). Empty,
+    /// the default, for a hand-written `less`: only kernels compiled with
+    /// it sort the type. A hand-written list must give exactly the order of
+    /// `less`.
+    ///
+    /// ```
+    /// use warpsort_key::{Encoding, FieldBits, Order};
+    /// #[derive(Clone, Copy, Order)]
+    /// #[repr(C)]
+    /// struct Trade {
+    ///     venue: u32,
+    ///     #[order(desc)]
+    ///     price: f32,
+    /// }
+    /// let f = Trade::FIELDS;
+    /// assert_eq!((f.len(), f[1].offset, f[1].desc), (2, 4, true));
+    /// assert_eq!(f[1].bits, Some(FieldBits { encoding: Encoding::Float, bytes: 4, count: 1 }));
+    /// ```
+    const FIELDS: &'static [KeyField] = &[];
+
     /// The order as an [`Ordering`] (for host-side checks and
     /// `slice::sort_by`).
     ///
@@ -136,19 +160,81 @@ pub const fn fits<T>() -> bool {
 pub trait FieldOrder {
     /// Whether `self` orders strictly before `other`.
     fn field_less(&self, other: &Self) -> bool;
+
+    /// How the field's bits order, where `field_less` is the order of its
+    /// bits read as numbers ([`FieldBits`]); `None` (the default) for a
+    /// field type of the user's own.
+    const BITS: Option<FieldBits> = None;
+}
+
+/// How a field's bits give its order: `count` numbers of `bytes` bytes
+/// each (an array's elements, the first most significant), each ordered
+/// as [`Encoding`] says. What lets a sort encode a derived order into
+/// ordered words.
+///
+/// ```
+/// use warpsort_key::{Encoding, FieldBits, FieldOrder};
+/// assert_eq!(<[i16; 3]>::BITS, Some(FieldBits { encoding: Encoding::Signed, bytes: 2, count: 3 }));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldBits {
+    /// How each number orders.
+    pub encoding: Encoding,
+    /// Bytes of each number: 1, 2, 4 or 8.
+    pub bytes: usize,
+    /// How many numbers.
+    pub count: usize,
+}
+
+/// How the bits of one number order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// An unsigned integer (also `bool` and `char`).
+    Unsigned,
+    /// A two's-complement signed integer.
+    Signed,
+    /// An IEEE float, in total order.
+    Float,
+}
+
+/// One field of a field-by-field order ([`Order::FIELDS`]).
+///
+/// ```
+/// use warpsort_key::KeyField;
+/// let f = KeyField::of::<u64>(8, true);
+/// assert_eq!((f.offset, f.desc, f.bits.map(|b| b.bytes)), (8, true, Some(8)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyField {
+    /// Its byte offset in the key type.
+    pub offset: usize,
+    /// How its bits order; `None`: not as numbers.
+    pub bits: Option<FieldBits>,
+    /// Whether it orders descending.
+    pub desc: bool,
+}
+
+impl KeyField {
+    /// A field of type `F` at byte `offset`, descending if `desc`.
+    pub const fn of<F: FieldOrder>(offset: usize, desc: bool) -> Self {
+        KeyField { offset, bits: F::BITS, desc }
+    }
 }
 
 macro_rules! field_by_value {
-    ($($t:ty),*) => {$(
+    ($encoding:ident: $($t:ty),*) => {$(
         impl FieldOrder for $t {
             #[inline(always)]
             fn field_less(&self, other: &Self) -> bool {
                 self < other
             }
+            const BITS: Option<FieldBits> =
+                Some(FieldBits { encoding: Encoding::$encoding, bytes: core::mem::size_of::<$t>(), count: 1 });
         }
     )*};
 }
-field_by_value!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, bool, char);
+field_by_value!(Unsigned: u8, u16, u32, u64, usize, bool, char);
+field_by_value!(Signed: i8, i16, i32, i64, isize);
 
 macro_rules! field_float {
     ($($t:ty, $i:ty, $u:ty);*) => {$(
@@ -163,6 +249,8 @@ macro_rules! field_float {
                 };
                 key(*self) < key(*other)
             }
+            const BITS: Option<FieldBits> =
+                Some(FieldBits { encoding: Encoding::Float, bytes: core::mem::size_of::<$t>(), count: 1 });
         }
     )*};
 }
@@ -181,6 +269,10 @@ impl<T: FieldOrder, const N: usize> FieldOrder for [T; N] {
         }
         false
     }
+    const BITS: Option<FieldBits> = match T::BITS {
+        Some(b) => Some(FieldBits { count: b.count * N, ..b }),
+        None => None,
+    };
 }
 
 /// A field-by-field order for a hand-written [`Order::less`] (what

@@ -71,3 +71,49 @@ fn floats_order_as_total_cmp() {
         }
     }
 }
+
+#[test]
+fn the_derive_lists_the_fields_where_they_lie() {
+    use std::mem::offset_of;
+    use warpsort_key::{Encoding, FieldBits, KeyField};
+    let bits = |encoding, bytes, count| Some(FieldBits { encoding, bytes, count });
+    assert_eq!(
+        Trade::FIELDS,
+        [
+            KeyField { offset: offset_of!(Trade, venue), bits: bits(Encoding::Unsigned, 2, 1), desc: false },
+            KeyField { offset: offset_of!(Trade, pad), bits: bits(Encoding::Unsigned, 2, 1), desc: false },
+            KeyField { offset: offset_of!(Trade, price), bits: bits(Encoding::Float, 4, 1), desc: true },
+            KeyField { offset: offset_of!(Trade, id), bits: bits(Encoding::Unsigned, 8, 1), desc: false },
+            KeyField { offset: offset_of!(Trade, tag), bits: bits(Encoding::Unsigned, 1, 4), desc: false },
+        ]
+    );
+    // Types given by paths and generics; a field type of the user's own has
+    // no bits (the sorts then need kernels built with `less`).
+    #[derive(Clone, Copy)]
+    struct Mine(u32);
+    impl FieldOrder for Mine {
+        fn field_less(&self, o: &Self) -> bool {
+            self.0 < o.0
+        }
+    }
+    #[derive(Clone, Copy, Order)]
+    #[repr(C)]
+    struct Odd {
+        a: core::primitive::i32,
+        #[order(desc)]
+        b: [[i8; 2]; 2],
+        c: Mine,
+    }
+    assert_eq!(Odd::FIELDS[0].bits, bits(Encoding::Signed, 4, 1));
+    assert_eq!((Odd::FIELDS[1].bits, Odd::FIELDS[1].offset), (bits(Encoding::Signed, 1, 4), 4));
+    assert_eq!((Odd::FIELDS[2].bits, Odd::FIELDS[2].offset), (None, 8));
+    // A hand-written order lists none.
+    #[derive(Clone, Copy)]
+    struct Hand(u32);
+    impl Order for Hand {
+        fn less(&self, o: &Self) -> bool {
+            self.0 > o.0
+        }
+    }
+    assert!(Hand::FIELDS.is_empty());
+}

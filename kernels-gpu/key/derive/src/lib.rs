@@ -2,7 +2,9 @@
 //! `warpsort_key::Order`): a struct with named fields ordered field by
 //! field in declaration order, each ascending or, with `#[order(desc)]`,
 //! descending; fields compare by `warpsort_key::FieldOrder` (integers by
-//! value, floats in IEEE total order, arrays element by element). Written
+//! value, floats in IEEE total order, arrays element by element), and
+//! lists the fields in `Order::FIELDS` (each one's offset, how its bits
+//! order, its direction) so that a sort can encode the keys. Written
 //! on `proc_macro` alone: no dependencies to build, for the host or inside
 //! a GPU build.
 
@@ -18,9 +20,10 @@ pub fn derive_order(input: TokenStream) -> TokenStream {
     }
 }
 
-/// One field: its name and whether it orders descending.
+/// One field: its name, its type and whether it orders descending.
 struct Field {
     name: String,
+    ty: String,
     desc: bool,
 }
 
@@ -54,10 +57,18 @@ fn expand(input: TokenStream) -> Result<String, String> {
             n = f.name
         ));
     }
+    let layout: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            format!("::warpsort_key::KeyField::of::<{}>(::core::mem::offset_of!({name}, {}), {})", f.ty, f.name, f.desc)
+        })
+        .collect();
     Ok(format!(
         "impl ::warpsort_key::Order for {name} {{ \
              #[inline(always)] fn less(&self, other: &Self) -> bool {{ {less} false }} \
-         }}"
+             const FIELDS: &'static [::warpsort_key::KeyField] = &[{}]; \
+         }}",
+        layout.join(", ")
     ))
 }
 
@@ -68,8 +79,17 @@ fn fields(body: TokenStream) -> Result<Vec<Field>, String> {
     let mut name: Option<String> = None;
     let mut in_type = false;
     let mut depth = 0i32; // `<`/`>` nesting inside a type
+    let mut ty = String::new();
     let mut tokens = body.into_iter().peekable();
     while let Some(t) = tokens.next() {
+        let end = in_type && depth == 0 && matches!(&t, TokenTree::Punct(p) if p.as_char() == ',');
+        if in_type && !end {
+            ty.push_str(&t.to_string());
+            // `'a` and `::` stay one token; anything else may take a space.
+            if !matches!(&t, TokenTree::Punct(p) if p.spacing() == proc_macro::Spacing::Joint) {
+                ty.push(' ');
+            }
+        }
         match &t {
             TokenTree::Punct(p) if p.as_char() == '#' && !in_type => {
                 if let Some(TokenTree::Group(g)) = tokens.next() {
@@ -102,7 +122,7 @@ fn fields(body: TokenStream) -> Result<Vec<Field>, String> {
             TokenTree::Punct(p) if in_type && p.as_char() == '>' => depth -= 1,
             TokenTree::Punct(p) if in_type && depth == 0 && p.as_char() == ',' => {
                 let n = name.take().ok_or("derive(Order): a field without a name")?;
-                out.push(Field { name: n, desc });
+                out.push(Field { name: n, ty: std::mem::take(&mut ty), desc });
                 desc = false;
                 in_type = false;
             }
@@ -110,7 +130,7 @@ fn fields(body: TokenStream) -> Result<Vec<Field>, String> {
         }
     }
     if in_type {
-        out.push(Field { name: name.ok_or("derive(Order): a field without a name")?, desc });
+        out.push(Field { name: name.ok_or("derive(Order): a field without a name")?, ty, desc });
     }
     Ok(out)
 }

@@ -8,8 +8,10 @@
 //! of an index array with a comparator over the columns); `u32` keys with
 //! 64-byte records (argsort, then the keys and records gathered) beside the
 //! harness's `rec64` pairs; a user key type (the `custom_key` example's
-//! `Trade`, its kernels built by `warpsort-build` in `build.rs`) beside the
-//! built-in tuple of the same fields, on the same keys.
+//! `Trade`, a derived order) both ways it sorts: by its `less` in the kernels
+//! `warpsort-build` compiled for it in `build.rs`, and as ordered words on
+//! warpsort's own kernels; beside the built-in tuple of the same fields, on
+//! the same keys.
 
 use std::cmp::Reverse;
 
@@ -77,7 +79,8 @@ const TRADE_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/warpsort_trade.p
 
 /// `Trade` (venue, price descending, id: `#[derive(Order)]`) sorted by
 /// [`Gpu::sort_custom`] and [`Gpu::sort_custom_pairs`] (`u32` values, the
-/// input positions) on a handle with its kernels, beside the built-in
+/// input positions) on a handle with its kernels (by `less`) and on the
+/// bench's own (as ordered words), beside the built-in
 /// `(u32, Reverse<f32>, u32)` tuple of the same fields and the same keys;
 /// verified against the CPU's sort by the same `less` (keys bit for bit,
 /// values a permutation carried with their keys).
@@ -90,14 +93,32 @@ fn user_key_rows(b: &mut Bench, user: &Gpu, n: usize) -> Result<()> {
     }
     let trades: Vec<Trade> = tuples.iter().map(|t| Trade { venue: t.0.0, price: t.0.1.0, id: t.0.2 }).collect();
     drop(tuples);
-    let bits = |t: &Trade| (t.venue, t.price.to_bits(), t.id);
     let mut want = trades.clone();
     want.par_sort_unstable_by(Order::order); // equal in this order: the same bits
-    let s = user.stream().clone();
-    let pristine = s.clone_htod(&trades)?;
-    let mut work = s.clone_dtod(&pristine)?;
     let positions: Vec<u32> = (0..n as u32).collect();
-    let vals_pristine = s.clone_htod(&positions)?;
+    let builtin = b.gpu;
+    for (gpu, algo) in [(user, "warpsort user type (warpsort-build)"), (builtin, "warpsort user type (derived)")] {
+        user_key_run(b, gpu, algo, &trades, &want, &positions)?;
+    }
+    Ok(())
+}
+
+/// [`user_key_rows`] on one handle.
+fn user_key_run(
+    b: &mut Bench,
+    user: &Gpu,
+    algo: &str,
+    trades: &[Trade],
+    want: &[Trade],
+    positions: &[u32],
+) -> Result<()> {
+    type Builtin = Tuple<(u32, Reverse<f32>, u32)>;
+    let (n, ws) = (trades.len(), SortOptions::default());
+    let bits = |t: &Trade| (t.venue, t.price.to_bits(), t.id);
+    let s = user.stream().clone();
+    let pristine = s.clone_htod(trades)?;
+    let mut work = s.clone_dtod(&pristine)?;
+    let vals_pristine = s.clone_htod(positions)?;
     let mut vals = s.clone_dtod(&vals_pristine)?;
     for pairs in [false, true] {
         let ms = b.time_reset_on(user, |timed| match (timed, pairs) {
@@ -109,7 +130,7 @@ fn user_key_rows(b: &mut Bench, user: &Gpu, n: usize) -> Result<()> {
             (true, true) => user.sort_custom_pairs(&mut work, &mut vals, &ws),
         })?;
         let got = s.clone_dtoh(&work)?;
-        let mut verified = got.len() == n && got.iter().zip(&want).all(|(g, w)| bits(g) == bits(w));
+        let mut verified = got.len() == n && got.iter().zip(want).all(|(g, w)| bits(g) == bits(w));
         if pairs {
             let v = s.clone_dtoh(&vals)?;
             let mut seen = vec![false; n];
@@ -120,7 +141,7 @@ fn user_key_rows(b: &mut Bench, user: &Gpu, n: usize) -> Result<()> {
         }
         b.report.push(Row {
             suite: "custom",
-            algo: "warpsort user type (warpsort-build)".into(),
+            algo: algo.into(),
             dtype: Builtin::NAME,
             pairs,
             dist: Dist::Uniform.name(),
