@@ -3,12 +3,13 @@
 //! on a `Gpu::new` handle): one `u32` word, one `u64`, two and four words,
 //! with descending, signed, float and byte-string fields. Every operation
 //! (sorts on every algorithm, both directions, stable; key-value; argsort;
-//! host slices) at the sizes and over duplicate-heavy inputs,
+//! host slices; segmented sorts by rows and by offsets, keys and stable
+//! pairs) at the sizes and over duplicate-heavy inputs,
 //! against the CPU sorting by the same `less`. A hand-written order is
 //! refused there, the keys unchanged.
 
 use warpsort::cudarc::driver::DeviceRepr;
-use warpsort::{Algorithm, Error, Gpu, Order as Direction, SortOptions};
+use warpsort::{Algorithm, Error, Gpu, Order as Direction, Segments, SortOptions};
 use warpsort_key::Order;
 
 warpsort_testkit::tests_main! {
@@ -195,17 +196,72 @@ fn every_operation<T: Draw>(g: &Gpu, algos: &[Algorithm]) {
     }
 }
 
+/// Segmented sorts (rows and offsets; keys, and stable pairs whose values
+/// are input positions) against each segment sorted on the CPU.
+fn segmented<T: Draw>(g: &Gpu) {
+    let s = g.stream();
+    for n in [0, 33, 100_003] {
+        for dist in [0, 1] {
+            let keys: Vec<T> = input(n, dist);
+            // Rows of several lengths, then uneven segments (empty ones, one
+            // past 8192 items) by offsets.
+            let mut cuts: Vec<(String, Vec<usize>)> = [1, 33, 4096, 20_000]
+                .iter()
+                .map(|&len| (format!("rows of {len}"), (0..=n.div_ceil(len)).map(|r| (r * len).min(n)).collect()))
+                .collect();
+            let uneven: Vec<usize> =
+                [0, 0, 5, 5, 9000, 9100, 70_000].iter().map(|&o: &usize| o.min(n)).chain([n]).collect();
+            cuts.push(("offsets".into(), uneven));
+            for (i, (what, bounds)) in cuts.iter().enumerate() {
+                let what = format!("{} n={n} dist={dist} {what}", std::any::type_name::<T>());
+                let rows = i < 4;
+                let offsets: Vec<u32> = bounds.iter().map(|&b| b as u32).collect();
+                let doffsets = s.clone_htod(&offsets).unwrap();
+                let cut = if rows { Segments::Rows([1, 33, 4096, 20_000][i]) } else { Segments::Offsets(&doffsets) };
+                // The CPU: each segment sorted stably, positions alongside.
+                let (mut want, mut perm): (Vec<T>, Vec<u32>) = (keys.clone(), (0..n as u32).collect());
+                for w in bounds.windows(2) {
+                    perm[w[0]..w[1]].sort_by(|&a, &b| keys[a as usize].order(&keys[b as usize]));
+                    want[w[0]..w[1]].sort_by(Order::order);
+                }
+                for order in [Direction::Ascending, Direction::Descending] {
+                    let o = SortOptions { order, ..Default::default() };
+                    let mut d = s.clone_htod(&keys).unwrap();
+                    g.sort_custom_segments(&mut d, cut, &o).unwrap();
+                    let mut got = s.clone_dtoh(&d).unwrap();
+                    if order == Direction::Descending {
+                        for w in bounds.windows(2) {
+                            got[w[0]..w[1]].reverse();
+                        }
+                    }
+                    assert!(same(&got, &want), "{what}: keys {order:?}");
+                }
+                let stable = SortOptions { stable: true, ..Default::default() };
+                let (mut dk, mut dv) =
+                    (s.clone_htod(&keys).unwrap(), s.clone_htod(&(0..n as u32).collect::<Vec<_>>()).unwrap());
+                g.sort_custom_segments_pairs(&mut dk, &mut dv, cut, &stable).unwrap();
+                assert!(same(&s.clone_dtoh(&dk).unwrap(), &want), "{what}: stable pairs, keys");
+                assert_eq!(s.clone_dtoh(&dv).unwrap(), perm, "{what}: stable pairs, values");
+            }
+        }
+    }
+}
+
 fn one_word_keys(g: &Gpu) {
     every_operation::<Small>(g, &Algorithm::ALL);
     every_operation::<Pair>(g, &Algorithm::ALL);
+    segmented::<Small>(g);
+    segmented::<Pair>(g);
 }
 
 fn two_word_keys(g: &Gpu) {
     every_operation::<Named>(g, &Algorithm::ALL);
+    segmented::<Named>(g);
 }
 
 fn four_word_keys(g: &Gpu) {
     every_operation::<Big>(g, &[Algorithm::MergeSort]);
+    segmented::<Big>(g);
 }
 
 fn hand_written_orders_are_refused(g: &Gpu) {
@@ -228,4 +284,7 @@ fn hand_written_orders_are_refused(g: &Gpu) {
     let mut host = keys.clone();
     assert!(matches!(g.sort_custom_slice(&mut host, &SortOptions::default()), Err(Error::BadConfig(_))));
     assert_eq!(host, keys);
+    let e = g.sort_custom_segments(&mut d, Segments::Rows(10), &SortOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::BadConfig(_)), "{e:?}");
+    assert_eq!(s.clone_dtoh(&d).unwrap(), keys, "refused, yet changed");
 }

@@ -32,6 +32,7 @@ use crate::plan::permute::GatherPlan;
 use crate::plan::{SortPlan, SortShape};
 use warpsort_kernels::config::BLOCK_TILE;
 
+use super::check::Segments;
 use super::sort::STABLE_MAX_LEN;
 use crate::HostOptions;
 use crate::derived::{Encoded, Retyped, RetypedRef, Word, fields_of, with_word};
@@ -107,6 +108,20 @@ impl Gpu {
                 "key type {}: its order is not field by field (a hand-written `less`, or fields the sorts cannot \
                  encode): sort it on a handle with its kernels (`Gpu::with_key_kernels`)",
                 std::any::type_name::<T>()
+            ))),
+        }
+    }
+}
+
+impl Gpu {
+    /// The words of `T`'s keys for an operation (`what`) only the encoded
+    /// way runs: refused on the user's kernels.
+    fn encoded_route<T: Order>(&self, opts: &SortOptions, what: &str) -> Result<Word> {
+        match self.route::<T>(opts)? {
+            Route::Encoded(w) => Ok(w),
+            Route::Compiled(_) => Err(Error::BadConfig(format!(
+                "{what} of a user key type run on warpsort's own kernels (`Gpu::new`), for a derived order: \
+                 none is built into a key type's kernels"
             ))),
         }
     }
@@ -289,6 +304,67 @@ impl Gpu {
                 self.run_sort(it, &plan.inner, 0, t)
             })
         })
+    }
+
+    /// Sorts device keys of a user's type within each segment (rows of a
+    /// length, or segments by offsets), as [`Gpu::sort_segments`] and
+    /// [`Gpu::sort_segments_by_offsets_with`] sort built-in keys, `opts`
+    /// the same. Derived orders on warpsort's own kernels (see
+    /// [`Gpu::sort_custom`]); by `less` no segmented sort is built
+    /// ([`Error::BadConfig`], the keys unchanged).
+    ///
+    /// ```no_run
+    /// use warpsort::Segments;
+    /// use warpsort_key::Order;
+    /// #[derive(Clone, Copy, Debug, PartialEq, Order)]
+    /// #[repr(C)]
+    /// struct P { y: u32, x: u32 }
+    /// # unsafe impl warpsort::cudarc::driver::DeviceRepr for P {}
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&[P { y: 2, x: 0 }, P { y: 1, x: 1 }, P { y: 9, x: 2 }, P { y: 3, x: 3 }])?;
+    /// gpu.sort_custom_segments(&mut keys, Segments::Rows(2), &Default::default())?;
+    /// let x: Vec<u32> = gpu.stream().clone_dtoh(&keys)?.iter().map(|p| p.x).collect();
+    /// assert_eq!(x, [1, 0, 3, 2]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_custom_segments<T: Order + DeviceRepr + Send + Sync>(
+        &self,
+        keys: &mut impl DevicePtrMut<T>,
+        segments: Segments,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let w = self.encoded_route::<T>(opts, "segmented sorts")?;
+        with_word!(w, B => self.sort_cut(&mut Retyped::<_, T, Encoded<T, B>>::new(keys), segments, opts))
+    }
+
+    /// Key-value [`Gpu::sort_custom_segments`]: each value (any
+    /// [`Payload`]) moves with its key inside its segment; `opts.stable`
+    /// keeps equal keys' values in input order.
+    ///
+    /// ```no_run
+    /// use warpsort::{Segments, SortOptions};
+    /// use warpsort_key::Order;
+    /// #[derive(Clone, Copy, Debug, PartialEq, Order)]
+    /// #[repr(C)]
+    /// struct P { y: u32, x: u32 }
+    /// # unsafe impl warpsort::cudarc::driver::DeviceRepr for P {}
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let mut keys = gpu.stream().clone_htod(&[P { y: 2, x: 0 }, P { y: 1, x: 1 }, P { y: 9, x: 2 }])?;
+    /// let mut vals = gpu.stream().clone_htod(&[10u32, 11, 12])?;
+    /// let offsets = gpu.stream().clone_htod(&[0u32, 2, 3])?;
+    /// gpu.sort_custom_segments_pairs(&mut keys, &mut vals, Segments::Offsets(&offsets), &SortOptions::default())?;
+    /// assert_eq!(gpu.stream().clone_dtoh(&vals)?, [11, 10, 12]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn sort_custom_segments_pairs<T: Order + DeviceRepr + Send + Sync, V: Payload>(
+        &self,
+        keys: &mut impl DevicePtrMut<T>,
+        vals: &mut impl DevicePtrMut<V>,
+        segments: Segments,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        let w = self.encoded_route::<T>(opts, "segmented sorts")?;
+        with_word!(w, B => self.sort_cut_pairs(&mut Retyped::<_, T, Encoded<T, B>>::new(keys), vals, segments, opts))
     }
 
     /// Sorts a host slice of a user's key type. As ordered words (see

@@ -7,6 +7,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
+use super::check::Segments;
 use super::{items, shape};
 use crate::error::{Error, Result};
 use crate::exec::permute::Positions;
@@ -296,6 +297,33 @@ impl Gpu {
             return Err(Error::TooLong { len: offsets.len(), max });
         }
         Ok((offsets.len() - 1, self.addr(offsets, "segment offsets")?))
+    }
+
+    /// Keys sorted within the segments `segments` gives, under `opts`.
+    pub(crate) fn sort_cut<K: SortKey>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        segments: Segments,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        match segments {
+            Segments::Rows(len) => self.segmented_keys(keys, Cut::Rows(len, None), opts),
+            Segments::Offsets(offsets) => self.sort_segments_by_offsets_with(keys, offsets, opts),
+        }
+    }
+
+    /// Key-value [`Gpu::sort_cut`].
+    pub(crate) fn sort_cut_pairs<K: SortKey, V: Payload>(
+        &self,
+        keys: &mut impl DevicePtrMut<K>,
+        vals: &mut impl DevicePtrMut<V>,
+        segments: Segments,
+        opts: &SortOptions,
+    ) -> Result<()> {
+        match segments {
+            Segments::Rows(len) => self.segmented_pairs(keys, vals, Cut::Rows(len, None), opts),
+            Segments::Offsets(offsets) => self.sort_segments_by_offsets_pairs_with(keys, vals, offsets, opts),
+        }
     }
 
     fn segmented_keys<K: SortKey>(&self, keys: &mut impl DevicePtrMut<K>, cut: Cut, opts: &SortOptions) -> Result<()> {
