@@ -2,6 +2,7 @@
 //! properties and tuning table, the temporary storage it caches; launches
 //! (`launch`), kernel loading (`module`) and temporary storage (`scratch`).
 
+mod crew;
 mod launch;
 mod module;
 pub(crate) mod scratch;

@@ -1,6 +1,7 @@
 //! Copies between host memory and the GPU at the bus's speed: pageable
 //! memory goes through rings of pinned staging buffers (CPU copies into or
-//! out of one slot, on all cores, while the copy engines move the others),
+//! out of one slot, on all cores by the copy crew of `crew.rs`, while the
+//! copy engines move the others),
 //! pinned memory is copied directly. One ring uploads on a stream of its
 //! own, the other downloads on another, so both directions and the sort on
 //! the handle's stream overlap.
@@ -12,13 +13,10 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUevent_flags, CUmemorytype, CUpointer_attribute};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
-use rayon::prelude::*;
 
+use super::crew;
 use crate::error::{Error, Result};
 use crate::launch::DevPtr;
-
-/// Bytes each CPU thread copies at a time between pageable and pinned memory.
-const CPU_COPY_GRAIN: usize = 1 << 20;
 
 /// One pinned buffer and the event of the last copy engine transfer that
 /// used it.
@@ -129,7 +127,7 @@ impl Lanes {
         slot.used.synchronize()?;
         // SAFETY: `src..src + len` lies in the job's source (`Up::new`), and
         // the slot holds `ring.bytes() >= len` bytes no copy engine uses now.
-        unsafe { par_copy(src as *const u8, slot.ptr, len) };
+        unsafe { crew::copy(src as *const u8, slot.ptr, len) };
         queue_htod(stream, up.dst + at as u64, slot.ptr as usize, len)?;
         slot.used.record(stream)?;
         up.at += len;
@@ -221,7 +219,7 @@ fn flush(slot: &mut Slot) -> Result<()> {
         slot.used.synchronize()?;
         // SAFETY: `dst..dst + len` lies in the job's destination (`Down::new`)
         // and the finished copy filled the slot's first `len` bytes.
-        unsafe { par_copy(slot.ptr, dst as *mut u8, len) };
+        unsafe { crew::copy(slot.ptr, dst as *mut u8, len) };
     }
     Ok(())
 }
@@ -302,21 +300,11 @@ fn queue_dtoh(stream: &CudaStream, dst: usize, src: DevPtr, len: usize) -> Resul
     Ok(())
 }
 
-/// Copies `len` bytes on all cores.
-///
-/// # Safety
-/// `src` and `dst` hold `len` bytes each and do not overlap.
-unsafe fn par_copy(src: *const u8, dst: *mut u8, len: usize) {
-    // SAFETY: the caller's contract.
-    let (s, d) = unsafe { (std::slice::from_raw_parts(src, len), std::slice::from_raw_parts_mut(dst, len)) };
-    d.par_chunks_mut(CPU_COPY_GRAIN).zip(s.par_chunks(CPU_COPY_GRAIN)).for_each(|(d, s)| copy_streaming(s, d));
-}
-
 /// Copies `s` into `d` (as long) with non-temporal stores where the CPU has
 /// them: the destination's lines are not read first nor kept in the caches
 /// (a third less memory traffic than a plain copy of data that is not read
 /// again soon).
-fn copy_streaming(s: &[u8], d: &mut [u8]) {
+pub(super) fn copy_streaming(s: &[u8], d: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
