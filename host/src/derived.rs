@@ -159,7 +159,7 @@ impl<T: Order + DeviceRepr + Send + Sync, B: Bits> SortKey for Encoded<T, B> {
     const MODE: u32 = 0;
     const FIELDS: Option<Fields> = fields_of::<T>();
     fn to_bits(self) -> B {
-        let f = Self::fields();
+        let f = Self::FIELDS.expect("an encoded key type has fields");
         let at = (&raw const self.0).cast::<u8>();
         pack_words(f, |i| {
             let (offset, bytes, _) = f.field(i);
@@ -171,7 +171,7 @@ impl<T: Order + DeviceRepr + Send + Sync, B: Bits> SortKey for Encoded<T, B> {
         })
     }
     fn from_bits(b: B) -> Self {
-        let f = Self::fields();
+        let f = Self::FIELDS.expect("an encoded key type has fields");
         let v = unpack_words(f, b);
         let mut key = [0u8; 128];
         for (i, &x) in v.iter().enumerate().take(f.count()) {
@@ -186,10 +186,6 @@ impl<T: Order + DeviceRepr + Send + Sync, B: Bits> SortKey for Encoded<T, B> {
 }
 
 impl<T: Order, B> Encoded<T, B> {
-    fn fields() -> Fields {
-        fields_of::<T>().expect("an encoded key type has fields")
-    }
-
     /// A slice of `T` as one of `Encoded` keys (no copy).
     pub fn slice(s: &mut [T]) -> &mut [Self] {
         let len = s.len();

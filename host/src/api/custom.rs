@@ -111,9 +111,7 @@ impl Gpu {
             ))),
         }
     }
-}
 
-impl Gpu {
     /// The words of `T`'s keys for an operation (`what`) only the encoded
     /// way runs: refused on the user's kernels.
     fn encoded_route<T: Order>(&self, opts: &SortOptions, what: &str) -> Result<Word> {
