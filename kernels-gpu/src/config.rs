@@ -96,7 +96,7 @@ pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 4] = [
+pub const LAUNCH_BOUNDS: [(&str, u32); 6] = [
     (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     (
@@ -106,6 +106,14 @@ pub const LAUNCH_BOUNDS: [(&str, u32); 4] = [
     (
         concat!(crate::kernel_name!(distribute_scatter), "_u64"),
         distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS,
+    ),
+    (
+        concat!(crate::kernel_name!(distribute_count), "_u32"),
+        distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS,
+    ),
+    (
+        concat!(crate::kernel_name!(distribute_count), "_u64"),
+        distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS,
     ),
 ];
 
@@ -387,10 +395,19 @@ pub mod distribute {
     pub const SCAN_THREADS: u32 = 1024;
 
     /// Shared bytes of the counting kernel: the splitters (`WAYS` keys of
-    /// `key_bytes`, the last a pad), then a `u32` counter per bucket.
+    /// `key_bytes`, the last a pad), then a `u32` counter per bucket and a
+    /// spare one (for the slots of a tile past the chunk).
     pub const fn count_smem_bytes(key_bytes: u32) -> u32 {
-        splitters_bytes(key_bytes) + 4 * BUCKETS
+        splitters_bytes(key_bytes) + 4 * (BUCKETS + 1)
     }
+
+    /// Keys a thread of the counting kernel classifies at once (their
+    /// searches overlap).
+    pub const COUNT_ITEMS: u32 = 4;
+    /// Counting blocks of `u32` and of `u64` keys a multiprocessor holds at
+    /// once: their registers are bounded to fit (`LAUNCH_BOUNDS`), so that
+    /// enough warps keep loads in flight.
+    pub const COUNT_BLOCKS_PER_SM: [u32; 2] = [4, 2];
 
     /// Keys a thread of the scatter holds: a block moves its chunk a tile
     /// of `THREADS * SCATTER_ITEMS` keys at a time.

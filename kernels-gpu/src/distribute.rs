@@ -32,34 +32,59 @@
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::arch::{
-    ballot, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, sync_block,
-    sync_warp, thread_idx,
+    ballot, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, shfl_up,
+    sync_block, sync_warp, thread_idx,
 };
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, LOG_WAYS, SCATTER_ITEMS, SCATTER_REGIONS, SegmentWork, WAYS, splitters_bytes,
+    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SCATTER_REGIONS, SegmentWork, WAYS, splitters_bytes,
 };
 
 /// The bucket of `k` among the `WAYS - 1` sorted splitters at `s`: `2i` for
 /// `s[i - 1] < k < s[i]`, `2i + 1` for `k == s[i]`, where `i` counts the
-/// splitters below `k`.
+/// splitters below `k` ([`classify_all`] of one key).
 ///
 /// # Safety
 /// `s` holds `WAYS - 1` keys.
 #[inline(always)]
 pub unsafe fn classify<T: Copy + PartialOrd>(s: *const T, k: T) -> u32 {
-    let mut i = 0;
+    // SAFETY: the caller's contract.
+    unsafe { classify_all(s, &[k])[0] }
+}
+
+/// The buckets of `N` keys (as [`classify`]): a branch-free binary search of
+/// `LOG_WAYS` steps, the `N` searches advancing a step at a time together so
+/// that their shared loads overlap. The splitter a search last found not
+/// below its key is the first not below it, so the equality test needs no
+/// further load.
+///
+/// # Safety
+/// `s` holds `WAYS - 1` keys.
+#[inline(always)]
+pub unsafe fn classify_all<T: Copy + PartialOrd, const N: usize>(s: *const T, k: &[T; N]) -> [u32; N] {
+    let mut i = [0u32; N];
+    // Whether a splitter not below the key was found, and the last one.
+    let mut bounded = [false; N];
+    let mut upper = *k;
     let mut step = WAYS / 2;
     for _ in 0..LOG_WAYS {
-        // SAFETY: `i + step - 1 < WAYS - 1`: the steps sum to `WAYS - 1`.
-        if unsafe { *s.add((i + step - 1) as usize) } < k {
-            i += step;
+        for r in 0..N {
+            // SAFETY: `i + step - 1 < WAYS - 1`: the steps sum to `WAYS - 1`.
+            let v = unsafe { *s.add((i[r] + step - 1) as usize) };
+            if v < k[r] {
+                i[r] += step;
+            } else {
+                bounded[r] = true;
+                upper[r] = v;
+            }
         }
         step /= 2;
     }
-    // SAFETY: `i < WAYS - 1` is tested first.
-    let equal = i < WAYS - 1 && unsafe { *s.add(i as usize) } == k;
-    2 * i + equal as u32
+    let mut out = [0u32; N];
+    for r in 0..N {
+        out[r] = 2 * i[r] + (bounded[r] && upper[r] == k[r]) as u32;
+    }
+    out
 }
 
 /// A 32-bit hash of `x` (the sample's place in its stratum).
@@ -206,16 +231,6 @@ fn for_each_bucket(mut f: impl FnMut(u32)) {
     }
 }
 
-/// `f(i)` for every key `i` of the chunk, the block's threads in turn.
-#[inline(always)]
-fn for_each_key(w: &BlockWork, mut f: impl FnMut(usize)) {
-    let mut i = w.start + thread_idx() as u64;
-    while i < w.end {
-        f(i as usize);
-        i += block_dim() as u64;
-    }
-}
-
 /// Where block `b`'s count of bucket `j` goes among all blocks' counts:
 /// bucket-major within the block's segment.
 #[inline(always)]
@@ -224,7 +239,9 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 }
 
 /// Block `b` counts the keys of its chunk (`blocks[b]`) per bucket of its
-/// segment into `counts` (see [`count_slot`]).
+/// segment into `counts` (see [`count_slot`]): `COUNT_ITEMS` keys a thread
+/// at a time, classified together ([`classify_all`]), then counted by shared
+/// atomics.
 ///
 /// # Safety
 /// `keys` holds the chunks' keys, `blocks` one entry per block,
@@ -232,7 +249,7 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// [`count_smem_bytes`](crate::config::distribute::count_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn count<T: Copy + PartialOrd>(
+pub unsafe fn count<T: Copy + PartialOrd + Default>(
     keys: *const T,
     blocks: *const BlockWork,
     splitters: *const T,
@@ -244,13 +261,29 @@ pub unsafe fn count<T: Copy + PartialOrd>(
     // SAFETY: j < BUCKETS.
     for_each_bucket(|j| unsafe { *counters.add(j as usize) = 0 });
     sync_block();
-    for_each_key(&w, |i| {
-        // SAFETY: i lies in the chunk; the splitters are loaded; bucket < BUCKETS.
-        unsafe {
-            let bucket = classify(s, *keys.add(i));
-            AtomicU32::from_ptr(counters.add(bucket as usize)).fetch_add(1, Relaxed);
+    let (t, threads) = (thread_idx() as u64, block_dim() as u64);
+    let mut at = w.start;
+    while at < w.end {
+        // Key r of the thread: at + r * threads + t (coalesced a slot at a time).
+        let mut k = [T::default(); COUNT_ITEMS as usize];
+        for (r, key) in k.iter_mut().enumerate() {
+            let i = at + r as u64 * threads + t;
+            if i < w.end {
+                // SAFETY: i lies in the chunk.
+                *key = unsafe { *keys.add(i as usize) };
+            }
         }
-    });
+        // SAFETY: the splitters are loaded.
+        let buckets = unsafe { classify_all(s, &k) };
+        for (r, &bucket) in buckets.iter().enumerate() {
+            // A slot past the chunk counts into the spare counter (no
+            // branch: every search runs ahead of its count).
+            let counter = if at + r as u64 * threads + t < w.end { bucket } else { BUCKETS };
+            // SAFETY: counter <= BUCKETS.
+            unsafe { AtomicU32::from_ptr(counters.add(counter as usize)).fetch_add(1, Relaxed) };
+        }
+        at += COUNT_ITEMS as u64 * threads;
+    }
     sync_block();
     // SAFETY: the slot lies in the block's segment's counts.
     for_each_bucket(|j| unsafe { *counts.add(count_slot(&w, b, j)) = *counters.add(j as usize) });
@@ -432,8 +465,13 @@ impl<T> ScatterSmem<T> {
     }
 }
 
-/// Bits of a scatter slot's label: its bucket, or `BUCKETS` for no key.
-const LABEL_BITS: u32 = LOG_WAYS + 2;
+/// The label of a scatter slot with no key: the last bucket, which no key
+/// takes (there is no splitter `WAYS - 1` to equal), so a label fits
+/// `LOG_WAYS + 1` bits.
+const NO_KEY: u32 = BUCKETS - 1;
+/// Bits of a scatter slot's label.
+const LABEL_BITS: u32 = LOG_WAYS + 1;
+const _: () = assert!(BUCKETS == 1 << LABEL_BITS);
 /// A scatter slot with no key has no place in the tile.
 const NO_PLACE: u32 = u32::MAX;
 
@@ -448,6 +486,67 @@ fn match_any(label: u32) -> u32 {
         peers &= if set { vote } else { !vote };
     }
     peers
+}
+
+/// The tile's layout in bucket order, from the warps' counts: for every
+/// bucket, each warp's count becomes the count of the earlier warps, its
+/// total goes to `count` and its first place in the tile to `start` (the
+/// exclusive scan of the totals). Each thread takes a run of buckets; a
+/// warp scans its runs' sums by shuffles, the warps' sums meet in shared
+/// memory.
+///
+/// # Safety
+/// `m`'s warp counts hold the tile's; `block_dim()` a multiple of 32 up to
+/// `THREADS`; called by the whole block.
+#[inline(always)]
+unsafe fn lay_out_tile<T>(m: &ScatterSmem<T>) {
+    let (t, threads, lane) = (thread_idx(), block_dim(), lane_id());
+    let (warp, warps) = (t / WARP_SIZE, threads / WARP_SIZE);
+    let per = BUCKETS.div_ceil(threads);
+    let (a, b) = ((t * per).min(BUCKETS), ((t + 1) * per).min(BUCKETS));
+    let mut sum = 0u32;
+    for j in a..b {
+        let mut total = 0;
+        for v in 0..warps {
+            // SAFETY: v < warps, j < BUCKETS.
+            unsafe {
+                let c = m.warp_counts.add((v * BUCKETS + j) as usize);
+                let here = *c;
+                *c = total;
+                total += here;
+            }
+        }
+        // SAFETY: j < BUCKETS.
+        unsafe { *m.count.add(j as usize) = total };
+        sum += total;
+    }
+    let mut inclusive = sum;
+    let mut d = 1;
+    while d < WARP_SIZE {
+        let below = shfl_up(inclusive, d);
+        if lane >= d {
+            inclusive += below;
+        }
+        d *= 2;
+    }
+    let warp_sums = m.sums.cast::<u32>();
+    if lane == WARP_SIZE - 1 {
+        // SAFETY: warp < THREADS / 32 <= THREADS sums.
+        unsafe { *warp_sums.add(warp as usize) = inclusive };
+    }
+    sync_block();
+    let mut at = inclusive - sum;
+    for v in 0..warp {
+        // SAFETY: v < warp.
+        at += unsafe { *warp_sums.add(v as usize) };
+    }
+    for j in a..b {
+        // SAFETY: j < BUCKETS.
+        unsafe {
+            *m.start.add(j as usize) = at as u64;
+            at += *m.count.add(j as usize);
+        }
+    }
 }
 
 /// Block `b` moves the keys of its chunk (and their values, when `vals` is
@@ -508,17 +607,18 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
             j += WARP_SIZE;
         }
         sync_warp();
-        // tag[r]: slot r's bucket (BUCKETS for no key) and the keys of that
-        // bucket before it in the warp (`Tag`); later its place in the tile.
+        // SAFETY: the splitters are loaded.
+        let buckets = unsafe { classify_all(s, &k) };
+        // tag[r]: slot r's bucket and the keys of that bucket before it in
+        // the warp (`Tag`); later its place in the tile.
         let mut tag = [0u32; SCATTER_ITEMS as usize];
         each_item!(r => {
             let r = r as usize;
-            // SAFETY: the splitters are loaded.
-            let bucket = if slot(r as u32) < len { unsafe { classify(s, k[r]) } } else { BUCKETS };
+            let bucket = if slot(r as u32) < len { buckets[r] } else { NO_KEY };
             let peers = match_any(bucket);
             let first = peers.trailing_zeros();
             let mut before = 0;
-            if lane == first && bucket < BUCKETS {
+            if lane == first && bucket != NO_KEY {
                 // SAFETY: bucket < BUCKETS; only this lane of the warp
                 // touches this count in this round.
                 unsafe {
@@ -530,31 +630,15 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
             sync_warp();
         });
         sync_block();
-        let warps = block_dim() / WARP_SIZE;
-        for_each_bucket(|j| {
-            let mut sum = 0;
-            for v in 0..warps {
-                // SAFETY: v < warps, j < BUCKETS.
-                unsafe {
-                    let c = m.warp_counts.add((v * BUCKETS + j) as usize);
-                    let here = *c;
-                    *c = sum;
-                    sum += here;
-                }
-            }
-            // SAFETY: j < BUCKETS.
-            unsafe { *m.count.add(j as usize) = sum };
-        });
-        sync_block();
-        // SAFETY: BUCKETS counts and starts in shared memory, a sum a thread.
-        unsafe { scan_range(m.count, m.start, 0, BUCKETS as u64, 0, m.sums) };
+        // SAFETY: the warps' counts of the tile; the whole block.
+        unsafe { lay_out_tile(&m) };
         sync_block();
         // The tile in bucket order; tag[r] becomes slot r's place there
         // (NO_PLACE for no key).
         each_item!(r => {
             let r = r as usize;
             let j = Tag::bucket(tag[r]) as usize;
-            if j < BUCKETS as usize {
+            if j != NO_KEY as usize {
                 // SAFETY: j < BUCKETS; the place is below len: the tile's
                 // keys of bucket j fill start[j]..start[j] + count[j].
                 unsafe {

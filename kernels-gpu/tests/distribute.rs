@@ -13,7 +13,7 @@ use warpsort_kernels::config::distribute::{
     scatter_smem_bytes, segments,
 };
 use warpsort_kernels::distribute::{
-    bucket_offsets, classify, count, sample_splitters, scan_counts, scan_down, scan_reduce, scatter,
+    bucket_offsets, classify, classify_all, count, sample_splitters, scan_counts, scan_down, scan_reduce, scatter,
 };
 
 /// Threads of the emulated blocks: the kernels stride by `block_dim()`, so
@@ -208,6 +208,14 @@ fn classify_matches_the_reference() {
             let want = 2 * below + (below < WAYS - 1 && split[below as usize] == k) as u32;
             // SAFETY: WAYS - 1 splitters.
             assert_eq!(unsafe { classify(split.as_ptr(), k) }, want, "key {k} among {split:?}");
+        }
+        // Eight searches at once, as the kernels run them.
+        let keys: [u32; 8] = std::array::from_fn(|_| (r.next() % (spread + 2)) as u32);
+        // SAFETY: WAYS - 1 splitters.
+        let together = unsafe { classify_all(split.as_ptr(), &keys) };
+        for (k, b) in keys.iter().zip(together) {
+            // SAFETY: as above.
+            assert_eq!(b, unsafe { classify(split.as_ptr(), *k) }, "key {k} among {split:?}");
         }
     }
 }
