@@ -107,14 +107,8 @@ pub const LAUNCH_BOUNDS: [(&str, u32); 6] = [
         concat!(crate::kernel_name!(distribute_scatter), "_u64"),
         distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS,
     ),
-    (
-        concat!(crate::kernel_name!(distribute_count), "_u32"),
-        distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS,
-    ),
-    (
-        concat!(crate::kernel_name!(distribute_count), "_u64"),
-        distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS,
-    ),
+    (concat!(crate::kernel_name!(distribute_count), "_u32"), distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS),
+    (concat!(crate::kernel_name!(distribute_count), "_u64"), distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS),
 ];
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):
@@ -421,26 +415,29 @@ pub mod distribute {
     pub const SCATTER_BLOCKS_PER_SM: [u32; 2] = [4, 3];
 
     /// Where the scatter kernel's shared regions start (bytes past the
-    /// splitters; `distribute::ScatterSmem` reads them): per bucket a `u64`
-    /// output cursor and a `u64` tile start, a `u64` per thread for the
-    /// scan, per bucket a `u32` tile count, a `u32` count per warp and
-    /// bucket, a `u16` bucket per tile slot, then the tile's keys (then its
-    /// values) in bucket order.
-    pub const SCATTER_REGIONS: [u32; 7] = {
+    /// splitters; `distribute::ScatterSmem` reads them): per bucket a `u32`
+    /// output cursor, a `u32` tile start, a `u32` shift from tile to output
+    /// and a `u32` tile count (output places are below 2^32: the sample
+    /// sort takes at most `u32::MAX` items), a `u32` per warp for the scan,
+    /// a `u32` count per warp and bucket, a `u16` bucket per tile slot, then
+    /// the tile's keys (then its values) in bucket order.
+    pub const SCATTER_REGIONS: [u32; 8] = {
         let sizes = [
-            8 * BUCKETS,
-            8 * BUCKETS,
-            8 * THREADS,
             4 * BUCKETS,
+            4 * BUCKETS,
+            4 * BUCKETS,
+            4 * BUCKETS,
+            4 * (THREADS / super::WARP_SIZE),
             4 * (THREADS / super::WARP_SIZE) * BUCKETS,
             2 * SCATTER_TILE,
         ];
-        let mut at = [0; 7];
+        let mut at = [0; 8];
         let mut i = 0;
         while i < sizes.len() {
             at[i + 1] = at[i] + sizes[i];
             i += 1;
         }
+        assert!(at[7] % 8 == 0, "the tile's items 8-byte aligned");
         at
     };
 
@@ -448,7 +445,7 @@ pub mod distribute {
     /// [`SCATTER_REGIONS`], the last a tile of the wider of keys and values.
     pub const fn scatter_smem_bytes(key_bytes: u32, val_bytes: u32) -> u32 {
         let item = if key_bytes > val_bytes { key_bytes } else { val_bytes };
-        splitters_bytes(key_bytes) + SCATTER_REGIONS[6] + item * SCATTER_TILE
+        splitters_bytes(key_bytes) + SCATTER_REGIONS[7] + item * SCATTER_TILE
     }
 
     /// Shared bytes of the splitters, rounded up to 8.

@@ -40,49 +40,81 @@ use crate::config::distribute::{
     BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SCATTER_REGIONS, SegmentWork, WAYS, splitters_bytes,
 };
 
-/// The bucket of `k` among the `WAYS - 1` sorted splitters at `s`: `2i` for
+/// Where a segment's `WAYS - 1` sorted splitters sit in shared memory: as
+/// a search tree in breadth-first order (Eytzinger's layout), node `j`
+/// (from 1; its children `2j` and `2j + 1`) holding the splitter at sorted
+/// place `tree_place(j)`. A level of `2^d` nodes lies in `2^d` consecutive
+/// words, so the first six levels of a search never conflict over a bank;
+/// sorted, every probe of a level would fall in one or two banks.
+///
+/// ```
+/// use warpsort_kernels::distribute::tree_place;
+/// use warpsort_kernels::config::distribute::WAYS;
+/// assert_eq!(tree_place(1), WAYS / 2 - 1, "the root: the median splitter");
+/// assert_eq!((tree_place(2), tree_place(3)), (WAYS / 4 - 1, 3 * WAYS / 4 - 1));
+/// assert_eq!(tree_place(WAYS - 1), WAYS - 2, "the last leaf: the largest");
+/// ```
+#[inline(always)]
+pub const fn tree_place(node: u32) -> u32 {
+    let depth = 31 - node.leading_zeros();
+    ((2 * (node - (1 << depth)) + 1) << (LOG_WAYS - 1 - depth)) - 1
+}
+
+/// The splitter tree of `sorted` (`WAYS - 1` keys): `tree[j]` holds
+/// `sorted[tree_place(j)]`, `tree[0]` is unused ([`tree_place`]).
+pub fn splitter_tree<T: Copy + Default>(sorted: &[T]) -> [T; WAYS as usize] {
+    let mut tree = [T::default(); WAYS as usize];
+    let mut j = 1;
+    while j < WAYS {
+        tree[j as usize] = sorted[tree_place(j) as usize];
+        j += 1;
+    }
+    tree
+}
+
+/// The bucket of `k` among a segment's `WAYS - 1` sorted splitters, given
+/// as their tree at `tree` ([`tree_place`]): `2i` for
 /// `s[i - 1] < k < s[i]`, `2i + 1` for `k == s[i]`, where `i` counts the
 /// splitters below `k` ([`classify_all`] of one key).
 ///
 /// # Safety
-/// `s` holds `WAYS - 1` keys.
+/// `tree` holds `WAYS` keys.
 #[inline(always)]
-pub unsafe fn classify<T: Copy + PartialOrd>(s: *const T, k: T) -> u32 {
+pub unsafe fn classify<T: Copy + PartialOrd>(tree: *const T, k: T) -> u32 {
     // SAFETY: the caller's contract.
-    unsafe { classify_all(s, &[k])[0] }
+    unsafe { classify_all(tree, &[k])[0] }
 }
 
-/// The buckets of `N` keys (as [`classify`]): a branch-free binary search of
-/// `LOG_WAYS` steps, the `N` searches advancing a step at a time together so
-/// that their shared loads overlap. The splitter a search last found not
-/// below its key is the first not below it, so the equality test needs no
-/// further load.
+/// The buckets of `N` keys (as [`classify`]): a branch-free descent of the
+/// splitter tree, `LOG_WAYS` levels, the `N` searches a level at a time
+/// together so that their shared loads overlap. The splitter a search last
+/// found not below its key is the first not below it, so the equality test
+/// needs no further load.
 ///
 /// # Safety
-/// `s` holds `WAYS - 1` keys.
+/// `tree` holds `WAYS` keys.
 #[inline(always)]
-pub unsafe fn classify_all<T: Copy + PartialOrd, const N: usize>(s: *const T, k: &[T; N]) -> [u32; N] {
-    let mut i = [0u32; N];
+pub unsafe fn classify_all<T: Copy + PartialOrd, const N: usize>(tree: *const T, k: &[T; N]) -> [u32; N] {
+    let mut node = [1u32; N];
     // Whether a splitter not below the key was found, and the last one.
     let mut bounded = [false; N];
     let mut upper = *k;
-    let mut step = WAYS / 2;
     for _ in 0..LOG_WAYS {
         for r in 0..N {
-            // SAFETY: `i + step - 1 < WAYS - 1`: the steps sum to `WAYS - 1`.
-            let v = unsafe { *s.add((i[r] + step - 1) as usize) };
-            if v < k[r] {
-                i[r] += step;
-            } else {
+            // SAFETY: node < WAYS above the last level.
+            let v = unsafe { *tree.add(node[r] as usize) };
+            let right = v < k[r];
+            node[r] = 2 * node[r] + right as u32;
+            if !right {
                 bounded[r] = true;
                 upper[r] = v;
             }
         }
-        step /= 2;
     }
     let mut out = [0u32; N];
     for r in 0..N {
-        out[r] = 2 * i[r] + (bounded[r] && upper[r] == k[r]) as u32;
+        // node - WAYS: the splitters below the key.
+        out[r] = 2 * (node[r] - WAYS) + (bounded[r] && upper[r] == k[r]) as u32;
     }
     out
 }
@@ -198,8 +230,9 @@ const _: () =
     assert!(WARP_SIZE * SCATTER_ITEMS < 1 << Tag::RANK_BITS && (BUCKETS as u64) << Tag::RANK_BITS <= u32::MAX as u64);
 
 /// The start of [`count`] and [`scatter`]: the block's number and chunk
-/// (`blocks[block_idx()]`), its segment's splitters loaded at the start of
-/// the shared memory, and the shared memory past them (8-byte aligned).
+/// (`blocks[block_idx()]`), its segment's splitter tree ([`tree_place`])
+/// loaded at the start of the shared memory, and the shared memory past it
+/// (8-byte aligned).
 ///
 /// # Safety
 /// `blocks` holds one entry per block, `splitters` `WAYS` keys per segment;
@@ -209,16 +242,16 @@ unsafe fn block_start<T: Copy>(blocks: *const BlockWork, splitters: *const T) ->
     let b = block_idx();
     // SAFETY: one entry per block.
     let w = unsafe { *blocks.add(b as usize) };
-    let s = dynamic_smem::<T>();
-    let mut j = thread_idx();
-    while j < WAYS - 1 {
-        // SAFETY: the segment's splitters, into the first WAYS slots.
-        unsafe { *s.add(j as usize) = *splitters.add((w.segment * WAYS + j) as usize) };
+    let tree = dynamic_smem::<T>();
+    let mut j = thread_idx() + 1;
+    while j < WAYS {
+        // SAFETY: node j < WAYS of the tree; its splitter among the segment's.
+        unsafe { *tree.add(j as usize) = *splitters.add((w.segment * WAYS + tree_place(j)) as usize) };
         j += block_dim();
     }
     // SAFETY: the rest of the shared memory begins past the splitters.
     let rest = unsafe { dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize) };
-    (b, w, s, rest)
+    (b, w, tree, rest)
 }
 
 /// `f(j)` for every bucket, the block's threads in turn.
@@ -432,13 +465,16 @@ macro_rules! each_item {
 /// The scatter's shared memory past the splitters (`scatter_smem_bytes`).
 struct ScatterSmem<T> {
     /// Per bucket: where the block's next key of it goes in the output.
-    cursor: *mut u64,
+    cursor: *mut u32,
     /// Per bucket: where its keys start in the tile (the scan of `count`).
-    start: *mut u64,
+    start: *mut u32,
+    /// Per bucket: from a place in the tile to its place in the output
+    /// (`cursor - start`, modulo 2^32).
+    shift: *mut u32,
     /// Per bucket: the tile's keys of it.
     count: *mut u32,
-    /// The scan's per-thread sums.
-    sums: *mut u64,
+    /// The scan's per-warp sums.
+    sums: *mut u32,
     /// Per warp and bucket (warp-major): the warp's keys of it, then the
     /// earlier warps' keys of it.
     warp_counts: *mut u32,
@@ -456,11 +492,12 @@ impl<T> ScatterSmem<T> {
         ScatterSmem {
             cursor: region(0).cast(),
             start: region(1).cast(),
-            sums: region(2).cast(),
+            shift: region(2).cast(),
             count: region(3).cast(),
-            warp_counts: region(4).cast(),
-            bucket: region(5).cast(),
-            items: region(6).cast(),
+            sums: region(4).cast(),
+            warp_counts: region(5).cast(),
+            bucket: region(6).cast(),
+            items: region(7).cast(),
         }
     }
 }
@@ -490,10 +527,11 @@ fn match_any(label: u32) -> u32 {
 
 /// The tile's layout in bucket order, from the warps' counts: for every
 /// bucket, each warp's count becomes the count of the earlier warps, its
-/// total goes to `count` and its first place in the tile to `start` (the
-/// exclusive scan of the totals). Each thread takes a run of buckets; a
-/// warp scans its runs' sums by shuffles, the warps' sums meet in shared
-/// memory.
+/// total goes to `count`, its first place in the tile to `start` (the
+/// exclusive scan of the totals), the shift from the tile to the output to
+/// `shift`, and its cursor moves past the tile's keys. Each thread takes a
+/// run of buckets; a warp scans its runs' sums by shuffles, the warps' sums
+/// meet in shared memory.
 ///
 /// # Safety
 /// `m`'s warp counts hold the tile's; `block_dim()` a multiple of 32 up to
@@ -529,22 +567,24 @@ unsafe fn lay_out_tile<T>(m: &ScatterSmem<T>) {
         }
         d *= 2;
     }
-    let warp_sums = m.sums.cast::<u32>();
     if lane == WARP_SIZE - 1 {
-        // SAFETY: warp < THREADS / 32 <= THREADS sums.
-        unsafe { *warp_sums.add(warp as usize) = inclusive };
+        // SAFETY: warp < THREADS / 32 sums.
+        unsafe { *m.sums.add(warp as usize) = inclusive };
     }
     sync_block();
     let mut at = inclusive - sum;
     for v in 0..warp {
         // SAFETY: v < warp.
-        at += unsafe { *warp_sums.add(v as usize) };
+        at += unsafe { *m.sums.add(v as usize) };
     }
     for j in a..b {
-        // SAFETY: j < BUCKETS.
+        // SAFETY: j < BUCKETS; this thread's buckets alone.
         unsafe {
-            *m.start.add(j as usize) = at as u64;
-            at += *m.count.add(j as usize);
+            let (j, count, cursor) = (j as usize, *m.count.add(j as usize), *m.cursor.add(j as usize));
+            *m.start.add(j) = at;
+            *m.shift.add(j) = cursor.wrapping_sub(at);
+            *m.cursor.add(j) = cursor + count;
+            at += count;
         }
     }
 }
@@ -562,7 +602,8 @@ unsafe fn lay_out_tile<T>(m: &ScatterSmem<T>) {
 ///
 /// # Safety
 /// As [`count`], with `starts` the scan of its counts, `out_keys` (and
-/// `out_vals`) room for every key, apart from the input; `block_dim()` a
+/// `out_vals`) room for every key, apart from the input, every place below
+/// 2^32; `block_dim()` a
 /// multiple of 32 up to `THREADS`;
 /// [`scatter_smem_bytes`](crate::config::distribute::scatter_smem_bytes) of
 /// shared memory.
@@ -580,7 +621,8 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
     let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
     let m = ScatterSmem::<T>::at(rest);
     // SAFETY: j < BUCKETS; the slot is the block's.
-    for_each_bucket(|j| unsafe { *m.cursor.add(j as usize) = *starts.add(count_slot(&w, b, j)) });
+    // SAFETY: as above; places are below n <= u32::MAX.
+    for_each_bucket(|j| unsafe { *m.cursor.add(j as usize) = *starts.add(count_slot(&w, b, j)) as u32 });
     sync_block();
     let (warp, lane) = (thread_idx() / WARP_SIZE, lane_id());
     let below = (1u32 << lane) - 1;
@@ -642,7 +684,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
                 // SAFETY: j < BUCKETS; the place is below len: the tile's
                 // keys of bucket j fill start[j]..start[j] + count[j].
                 unsafe {
-                    tag[r] = Tag::rank(tag[r]) + *m.start.add(j) as u32 + *mine.add(j);
+                    tag[r] = Tag::rank(tag[r]) + *m.start.add(j) + *mine.add(j);
                     *m.items.add(tag[r] as usize) = k[r];
                     *m.bucket.add(tag[r] as usize) = j as u16;
                 }
@@ -667,18 +709,16 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
             unsafe { write_tile(&m, items, out_vals, len) };
         }
         sync_block();
-        // SAFETY: j < BUCKETS.
-        for_each_bucket(|j| unsafe { *m.cursor.add(j as usize) += *m.count.add(j as usize) as u64 });
         at += tile;
     }
 }
 
 /// The block writes the tile's `len` items, in bucket order at `items`, to
-/// `out`: the item at place `i`, of bucket `j`, to `cursor[j] + i - start[j]`.
+/// `out`: the item at place `i`, of bucket `j`, to `i + shift[j]`.
 ///
 /// # Safety
-/// `m`'s buckets, starts and cursors describe the tile; `out` has room at
-/// every cursor for its bucket's items.
+/// `m`'s buckets and shifts describe the tile; `out` has room at every
+/// cursor for its bucket's items.
 #[inline(always)]
 unsafe fn write_tile<T: Copy, I: Copy>(m: &ScatterSmem<T>, items: *const I, out: *mut I, len: u32) {
     let mut i = thread_idx();
@@ -686,7 +726,7 @@ unsafe fn write_tile<T: Copy, I: Copy>(m: &ScatterSmem<T>, items: *const I, out:
         // SAFETY: i < len places of the tile; the caller's contract.
         unsafe {
             let j = *m.bucket.add(i as usize) as usize;
-            let to = *m.cursor.add(j) + i as u64 - *m.start.add(j);
+            let to = i.wrapping_add(*m.shift.add(j));
             *out.add(to as usize) = *items.add(i as usize);
         }
         i += block_dim();

@@ -14,6 +14,7 @@ use warpsort_kernels::config::distribute::{
 };
 use warpsort_kernels::distribute::{
     bucket_offsets, classify, classify_all, count, sample_splitters, scan_counts, scan_down, scan_reduce, scatter,
+    splitter_tree,
 };
 
 /// Threads of the emulated blocks: the kernels stride by `block_dim()`, so
@@ -178,11 +179,12 @@ fn check<T: Word>(keys: &[T], segs: &[(u64, u64)], p: &Pass<T>, what: &str) -> u
         }
         let split = &p.splitters[s * WAYS as usize..][..WAYS as usize - 1];
         assert!(split.windows(2).all(|w| w[0] <= w[1]), "{what}: segment {s}'s splitters unsorted");
+        let tree = splitter_tree(split);
         for j in 0..b {
             let (lo, hi) = (p.offsets[s * b + j] as u64, p.offsets[s * b + j + 1] as u64);
             for i in lo..hi {
-                // SAFETY: WAYS - 1 splitters.
-                let got = unsafe { classify(split.as_ptr(), p.keys[i as usize]) } as usize;
+                // SAFETY: a tree of WAYS keys.
+                let got = unsafe { classify(tree.as_ptr(), p.keys[i as usize]) } as usize;
                 assert_eq!(got, j, "{what}: key {:?} at {i} in bucket {j} of segment {s}", p.keys[i as usize]);
             }
             let moved = &p.vals[lo as usize..hi as usize];
@@ -202,20 +204,21 @@ fn classify_matches_the_reference() {
         let spread = [4u64, 64, 1 << 32][round % 3];
         let mut split: Vec<u32> = (0..WAYS - 1).map(|_| (r.next() % spread) as u32).collect();
         split.sort_unstable();
+        let tree = splitter_tree(&split);
         for _ in 0..200 {
             let k = (r.next() % (spread + 2)) as u32;
             let below = split.iter().filter(|&&s| s < k).count() as u32;
             let want = 2 * below + (below < WAYS - 1 && split[below as usize] == k) as u32;
-            // SAFETY: WAYS - 1 splitters.
-            assert_eq!(unsafe { classify(split.as_ptr(), k) }, want, "key {k} among {split:?}");
+            // SAFETY: a tree of WAYS keys.
+            assert_eq!(unsafe { classify(tree.as_ptr(), k) }, want, "key {k} among {split:?}");
         }
         // Eight searches at once, as the kernels run them.
         let keys: [u32; 8] = std::array::from_fn(|_| (r.next() % (spread + 2)) as u32);
-        // SAFETY: WAYS - 1 splitters.
-        let together = unsafe { classify_all(split.as_ptr(), &keys) };
+        // SAFETY: a tree of WAYS keys.
+        let together = unsafe { classify_all(tree.as_ptr(), &keys) };
         for (k, b) in keys.iter().zip(together) {
             // SAFETY: as above.
-            assert_eq!(b, unsafe { classify(split.as_ptr(), *k) }, "key {k} among {split:?}");
+            assert_eq!(b, unsafe { classify(tree.as_ptr(), *k) }, "key {k} among {split:?}");
         }
     }
 }
