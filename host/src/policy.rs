@@ -108,9 +108,11 @@ pub(crate) const STREAMING: Streaming = Streaming {
     samples_per_bucket: 64,
 };
 
-/// The sample sort's chunks (`plan::sample`): keys per block of the first
-/// distribution pass (about `first_blocks` blocks, within the bounds),
-/// and of the second; and its sampling: a sample a way for every
+/// The sample sort's chunks (`plan::sample`): keys per block of either
+/// distribution pass (about `first_blocks` blocks of the input, within the
+/// bounds; at least `second_min_chunk` in the second pass, whose segments
+/// are shorter: each block's counts of every bucket cost its pass traffic);
+/// and its sampling: a sample a way for every
 /// `keys_per_sample` keys the final buckets average, within the kernel's
 /// bounds and `max_sample_bytes` of shared memory (more samples where
 /// buckets are long, so that few pass the segmented sort's block; fewer
@@ -121,7 +123,7 @@ pub(crate) struct SampleTuning {
     pub first_blocks: usize,
     pub min_chunk: usize,
     pub max_chunk: usize,
-    pub second_chunk: usize,
+    pub second_min_chunk: usize,
     pub keys_per_sample: usize,
     pub max_sample_bytes: u32,
 }
@@ -130,7 +132,7 @@ pub(crate) const SAMPLE: SampleTuning = SampleTuning {
     first_blocks: 1024,
     min_chunk: 4096,
     max_chunk: 1 << 16,
-    second_chunk: 16384,
+    second_min_chunk: 16384,
     keys_per_sample: 64,
     max_sample_bytes: 64 << 10,
 };

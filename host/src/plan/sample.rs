@@ -72,8 +72,11 @@ impl SamplePlan {
         if n > u32::MAX as usize {
             return Err(Error::TooLong { len: n, max: u32::MAX as usize });
         }
-        let first = (n.div_ceil(SAMPLE.first_blocks)).clamp(SAMPLE.min_chunk, SAMPLE.max_chunk);
-        let chunks = [first, SAMPLE.second_chunk];
+        let per_block = n.div_ceil(SAMPLE.first_blocks);
+        let chunks = [
+            per_block.clamp(SAMPLE.min_chunk, SAMPLE.max_chunk),
+            per_block.clamp(SAMPLE.second_min_chunk, SAMPLE.max_chunk),
+        ];
         let oversample = SamplePlan::oversample(n, kind.key_bytes());
         // The second pass: every segment adds at most one partial chunk.
         let max_blocks = n.div_ceil(chunks[0]).max(n.div_ceil(chunks[1]) + BUCKETS as usize).max(1);
