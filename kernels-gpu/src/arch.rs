@@ -70,6 +70,26 @@ pub fn ballot(pred: bool) -> u32 {
     unsafe { vote_ballot_sync(FULL_MASK, pred) }
 }
 
+/// The lanes that agree with this one on the bit `bit` (a one-bit mask) of
+/// `word`: `vote.sync.ballot` of the bit, negated where this lane's bit is
+/// clear; one instruction each for the test, the vote and the negation
+/// (LLVM's lowering of the same in Rust took twice as many).
+#[inline(always)]
+pub fn agree(word: u32, bit: u32) -> u32 {
+    let lanes: u32;
+    // SAFETY: called convergently by the full warp; registers only.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p; .reg .b32 t; and.b32 t, {w}, {b}; setp.ne.u32 p, t, 0; vote.sync.ballot.b32 {l}, p, -1; @!p not.b32 {l}, {l}; }}",
+            w = in(reg32) word,
+            b = in(reg32) bit,
+            l = out(reg32) lanes,
+            options(nostack, preserves_flags),
+        )
+    };
+    lanes
+}
+
 /// `vote.sync.any.pred`.
 #[inline(always)]
 pub fn any(pred: bool) -> bool {

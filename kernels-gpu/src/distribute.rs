@@ -32,7 +32,7 @@
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::arch::{
-    ballot, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, shfl_up,
+    agree, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, shfl_up,
     sync_block, sync_warp, thread_idx,
 };
 use crate::config::WARP_SIZE;
@@ -513,14 +513,13 @@ const _: () = assert!(BUCKETS == 1 << LABEL_BITS);
 const NO_PLACE: u32 = u32::MAX;
 
 /// The lanes whose `label` (below `2^LABEL_BITS`) equals this lane's, this
-/// lane among them: `match.any.sync` by a ballot a bit of the label.
+/// lane among them: `match.any.sync` by a ballot a bit of the label (the
+/// instruction itself measured slower on an H100: `docs/PERFORMANCE.md`).
 #[inline(always)]
 fn match_any(label: u32) -> u32 {
     let mut peers = u32::MAX;
     for bit in 0..LABEL_BITS {
-        let set = label >> bit & 1 != 0;
-        let vote = ballot(set);
-        peers &= if set { vote } else { !vote };
+        peers &= agree(label, 1 << bit);
     }
     peers
 }

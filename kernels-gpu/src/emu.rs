@@ -195,6 +195,13 @@ pub fn ballot(pred: bool) -> u32 {
     exchange(pred as u32).iter().enumerate().fold(0, |m, (i, &p)| m | (p << i))
 }
 
+/// The lanes that agree with this one on the bit `bit` of `word`.
+pub fn agree(word: u32, bit: u32) -> u32 {
+    let set = word & bit != 0;
+    let lanes = ballot(set);
+    if set { lanes } else { !lanes }
+}
+
 /// `vote.any.sync`.
 pub fn any(pred: bool) -> bool {
     ballot(pred) != 0
