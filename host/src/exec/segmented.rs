@@ -112,8 +112,13 @@ impl Gpu {
         let (long_start, long_count) = classes.long;
         let mut long = vec![0u64; long_count];
         self.download(lists + 8 * long_start as u64, &mut long)?;
-        let long: Vec<(usize, usize)> =
+        let mut long: Vec<(usize, usize)> =
             long.iter().map(|&e| (e as u32 as usize, ((e >> 32) - (e & 0xffff_ffff)) as usize)).collect();
+        if plan.odd_equal && long.len() >= OffsetsPlan::EQUAL_RUNS_MIN_LONG {
+            let mut bounds = vec![0u32; plan.segments + 1];
+            self.download(offsets, &mut bounds)?;
+            long.retain(|&(start, _)| segment_at(&bounds, start).is_multiple_of(2));
+        }
         // The merge sort's plan for the longest segment: its storage serves every shorter one.
         let inner = plan.shape.words();
         let longest = long.iter().map(|l| l.1).max().unwrap_or(0);
@@ -138,6 +143,13 @@ impl Gpu {
     }
 }
 
+/// The segment that starts at `start` and is not empty, by the offsets
+/// `bounds`: the last whose offset is `start` (empty segments before it
+/// start there too).
+fn segment_at(bounds: &[u32], start: usize) -> usize {
+    bounds.partition_point(|&o| o as usize <= start) - 1
+}
+
 /// What is wrong with offsets (`None`: nothing), from their first and last
 /// values, the first descent `(i, offsets[i], offsets[i + 1])` if any, and `n`.
 pub(crate) fn offsets_problem(
@@ -157,4 +169,17 @@ pub(crate) fn offsets_problem(
         return Some(format!("the last, offsets[{segs}], is {last} but there are {n} keys"));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segment_at;
+
+    #[test]
+    fn a_segment_is_found_by_its_start_past_the_empty_ones() {
+        let bounds = [0, 0, 5, 5, 5, 9, 12];
+        assert_eq!(segment_at(&bounds, 0), 1, "segment 0 is empty");
+        assert_eq!(segment_at(&bounds, 5), 4, "segments 2 and 3 are empty");
+        assert_eq!(segment_at(&bounds, 9), 5);
+    }
 }

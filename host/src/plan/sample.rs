@@ -91,7 +91,11 @@ impl SamplePlan {
         let blocks = l.region(max_blocks * size_of::<BlockWork>());
         let segments = l.region(segs * size_of::<SegmentWork>());
         let offsets = l.region((segs * BUCKETS as usize + 1) * 4);
-        let buckets = OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize);
+        // Odd buckets hold keys equal to a splitter, in input order.
+        let buckets = OffsetsPlan {
+            odd_equal: true,
+            ..OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize)
+        };
         let buckets_at = l.region(buckets.temp_bytes);
         // Long buckets by the merge sort, which first scans their order: a
         // long equality bucket (one value making much of the input) is

@@ -146,17 +146,26 @@ pub(crate) struct OffsetsPlan {
     /// The lists of every class, `room` entries.
     pub lists: usize,
     pub room: usize,
+    /// Whether the odd segments are runs of equal keys in input order (the
+    /// sample sort's equality buckets): sorted already, so the long ones
+    /// are left as they are when enough of them would each cost a merge
+    /// sort's scan and wait ([`OffsetsPlan::EQUAL_RUNS_MIN_LONG`]).
+    pub odd_equal: bool,
     pub temp_bytes: usize,
 }
 
 impl OffsetsPlan {
+    /// Long segments from which a plan with `odd_equal` reads the offsets
+    /// back (one copy of all of them) to leave the long equal runs alone.
+    pub const EQUAL_RUNS_MIN_LONG: usize = 4;
+
     pub fn new(shape: SortShape, n: usize, segments: usize) -> Self {
         let room = segment_lists_bound(n as u64, segments as u64) as usize;
         let mut l = Layout::default();
         let widened = (shape.fields.is_some() && n > 0).then(|| l.region(shape.encoded_bytes(n)));
         let counters = l.region(SEGMENT_COUNTERS * 4);
         let lists = l.region(room * 8);
-        OffsetsPlan { n, segments, shape, widened, counters, lists, room, temp_bytes: l.bytes() }
+        OffsetsPlan { n, segments, shape, widened, counters, lists, room, odd_equal: false, temp_bytes: l.bytes() }
     }
 
     /// The storage of the check alone ([`crate::Gpu::check_segments`]).
