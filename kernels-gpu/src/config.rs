@@ -358,8 +358,8 @@ pub const fn custom_item_bytes(key_bytes: usize, key_align: usize, val_bytes: us
 /// use warpsort_kernels::config::distribute::*;
 /// assert_eq!(BUCKETS, 2 * WAYS);
 /// assert!(MIN_OVERSAMPLE.is_power_of_two() && MAX_OVERSAMPLE.is_power_of_two() && MIN_OVERSAMPLE <= MAX_OVERSAMPLE);
-/// // Keys, then the per-bucket counters (u32), 8-byte aligned.
-/// assert_eq!(count_smem_bytes(4), 4 * WAYS + 4 * BUCKETS);
+/// // Keys, then the per-bucket counters (u32) and a spare one.
+/// assert_eq!(count_smem_bytes(4), 4 * WAYS + 4 * (BUCKETS + 1));
 /// ```
 pub mod distribute {
     /// Ways a pass splits a segment: a power of two. Two passes make
@@ -367,7 +367,7 @@ pub mod distribute {
     /// so that few pass the segmented sort's block of 8192 (longer
     /// buckets go to the merge sort one by one).
     pub const WAYS: u32 = 256;
-    /// `log2(WAYS)`: steps of the classification's binary search.
+    /// `log2(WAYS)`: levels of the classification's search tree.
     pub const LOG_WAYS: u32 = 8;
     /// Buckets a pass makes of a segment: bucket `2i` holds the keys
     /// strictly between splitters `i - 1` and `i`, bucket `2i + 1` the keys
