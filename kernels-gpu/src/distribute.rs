@@ -8,8 +8,9 @@
 //!    in each, so neither sorted nor periodic input fools it) and keeps
 //!    every `oversample`-th (more samples where buckets would be long);
 //! 2. [`count`]: a block per chunk of a segment ([`BlockWork`]) classifies
-//!    its keys against the segment's splitters in shared memory (a binary
-//!    search of `LOG_WAYS` steps, then one equality test) and counts them
+//!    its keys against the segment's splitters in shared memory (a descent
+//!    of their search tree, [`tree_place`], `LOG_WAYS` levels, several keys
+//!    at once: [`classify_all`]) and counts them
 //!    per bucket; the counts are stored bucket-major within the segment, so
 //!    that one exclusive scan of all of them gives every (block, bucket) its
 //!    first output position ([`scan_counts`] in one block, or
