@@ -99,8 +99,8 @@ pub(crate) struct Streaming {
 }
 
 pub(crate) const STREAMING: Streaming = Streaming {
-    slots: 4,
-    slot_bytes: 16 << 20,
+    slots: 16,
+    slot_bytes: 4 << 20,
     runs: 8,
     min_run_bytes: 16 << 20,
     margin_bytes: 512 << 20,

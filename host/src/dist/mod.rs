@@ -159,7 +159,7 @@ impl Cluster {
         }
         let gpus = ordinals.iter().map(|&o| Gpu::with_device(o)).collect::<Result<Vec<_>>>()?;
         require_nccl()?;
-        gpus.iter().try_for_each(keep_freed_memory)?;
+        gpus.iter().try_for_each(Gpu::keep_freed_memory)?;
         let comms = Comm::from_devices(gpus.iter().map(|g| g.stream().clone()).collect()).map_err(nccl_error)?;
         Ok(Cluster { gpus, comms, report: Mutex::new(None) })
     }
@@ -384,7 +384,7 @@ impl Peer {
             )));
         }
         require_nccl()?;
-        keep_freed_memory(&gpu)?;
+        gpu.keep_freed_memory()?;
         gpu.context().bind_to_thread()?;
         let comm = Comm::from_rank(gpu.stream().clone(), rank, ranks, id.0).map_err(nccl_error)?;
         Ok(Peer { gpu, comm, report: Mutex::new(None) })
@@ -484,25 +484,6 @@ fn parts<T>(mut s: &mut [T], p: usize) -> Vec<&mut [T]> {
         s = rest;
     }
     out
-}
-
-/// Keeps memory freed into the GPU's default pool there (no release
-/// threshold) rather than handing it back to the driver at every
-/// synchronisation: each sort allocates buffers the size of its share, and
-/// mapping them anew costs milliseconds per gigabyte.
-fn keep_freed_memory(gpu: &Gpu) -> Result<()> {
-    use cudarc::driver::{result::mem_pool, sys};
-    let ctx = gpu.context();
-    ctx.bind_to_thread()?;
-    let mut keep = u64::MAX;
-    // SAFETY: the device comes from a live context; the attribute takes a
-    // `u64`, which `keep` is and outlives the call.
-    unsafe {
-        let pool = cudarc::driver::result::device::get_default_mem_pool(ctx.cu_device())?;
-        let attr = sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
-        mem_pool::set_attribute(pool, attr, (&mut keep as *mut u64).cast())?;
-    }
-    Ok(())
 }
 
 /// One GPU's input, checked: in the GPU's context, one value per key, at

@@ -357,9 +357,57 @@ impl Gpu {
     }
 
     /// Frees the temporary storage this handle caches (after the work queued
-    /// on it).
+    /// on it), and hands back to the driver the device memory that host and
+    /// distributed sorts keep in the device's default pool
+    /// ([`Gpu::sort_host`] says why).
     pub fn release_scratch(&self) -> Result<()> {
-        self.scratch.lock().unwrap_or_else(|e| e.into_inner()).release()
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner()).release()?;
+        self.stream().synchronize()?;
+        // SAFETY: the pool is the live device's default one.
+        unsafe { cudarc::driver::result::mem_pool::trim_to(self.default_pool()?, 0) }?;
+        Ok(())
+    }
+
+    /// Keeps memory freed into the device's default pool there (no release
+    /// threshold) rather than handing it back to the driver at every
+    /// synchronisation: host and distributed sorts allocate buffers the size
+    /// of their data, and mapping them anew costs milliseconds per gigabyte.
+    pub(crate) fn keep_freed_memory(&self) -> Result<()> {
+        let mut keep = u64::MAX;
+        let attr = cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
+        // SAFETY: the pool is the live device's default one; the attribute
+        // takes a `u64`, which `keep` is and outlives the call.
+        unsafe { cudarc::driver::result::mem_pool::set_attribute(self.default_pool()?, attr, (&raw mut keep).cast()) }?;
+        Ok(())
+    }
+
+    /// Device memory free for this handle's allocations: what the driver
+    /// has free, and what the default pool holds unused.
+    pub(crate) fn free_memory(&self) -> Result<usize> {
+        use cudarc::driver::sys::CUmemPool_attribute as A;
+        let free = self.ctx.mem_get_info()?.0;
+        let pool = self.default_pool()?;
+        let (mut reserved, mut used) = (0u64, 0u64);
+        // SAFETY: as above; both attributes are `u64`s.
+        unsafe {
+            cudarc::driver::result::mem_pool::get_attribute(
+                pool,
+                A::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+                (&raw mut reserved).cast(),
+            )?;
+            cudarc::driver::result::mem_pool::get_attribute(
+                pool,
+                A::CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+                (&raw mut used).cast(),
+            )?;
+        }
+        Ok(free + reserved.saturating_sub(used) as usize)
+    }
+
+    fn default_pool(&self) -> Result<cudarc::driver::sys::CUmemoryPool> {
+        self.ctx.bind_to_thread()?;
+        // SAFETY: the device comes from a live context.
+        Ok(unsafe { cudarc::driver::result::device::get_default_mem_pool(self.ctx.cu_device()) }?)
     }
 
     /// Device allocations made for temporary storage by calls through this

@@ -1,41 +1,63 @@
 //! Copies between host memory and the GPU at the bus's speed: pageable
-//! memory goes through rings of pinned staging buffers (CPU copies into or
-//! out of one slot, on all cores by the copy crew of `crew.rs`, while the
-//! copy engines move the others),
-//! pinned memory is copied directly. One ring uploads on a stream of its
-//! own, the other downloads on another, so both directions and the sort on
-//! the handle's stream overlap.
+//! memory goes through rings of pinned staging buffers (the copy crew of
+//! `crew.rs` copies pieces into or out of slots while the copy engines move
+//! the others), pinned memory is copied directly. One ring uploads on a
+//! stream of its own, the other downloads on another, so both directions
+//! and the sort on the handle's stream overlap.
 //!
-//! A transfer is a job ([`Up`], [`Down`]) advanced one slot at a time by
-//! [`Lanes::step`]: an upload and a download interleave on one thread.
+//! A transfer is a job ([`Up`], [`Down`]) advanced by [`Lanes::step_up`] and
+//! [`Lanes::step_down`], which never wait: each hands the crew the pieces
+//! that have a free slot, and queues the DMA of each piece the crew has
+//! finished (uploads), or has the crew copy out each piece whose DMA has
+//! landed (downloads). Callers step their jobs in a loop, an upload and a
+//! download interleaved on one thread.
+//!
+//! Uploads are staged with plain stores, so that the slot is still in the
+//! CPU's last-level cache when the copy engine reads it; downloads are
+//! copied out with non-temporal stores (`docs/HOST.md` has the measurements).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cudarc::driver::sys::{CUevent_flags, CUmemorytype, CUpointer_attribute};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
 
-use super::crew;
+use super::crew::{self, Session, Store, Ticket};
 use crate::error::{Error, Result};
 use crate::launch::DevPtr;
 
-/// One pinned buffer and the event of the last copy engine transfer that
-/// used it.
+/// What a slot holds.
+#[derive(Clone, Copy)]
+enum Held {
+    /// Nothing pending (its last DMA may still run: `Slot::used`).
+    Free,
+    /// An upload's piece the crew copies in; its DMA to `dst` comes next.
+    Filling { job: u64, ticket: Ticket, dst: DevPtr, len: usize },
+    /// A download's piece a DMA brings in; the crew copies it to `dst` next.
+    Landing { job: u64, dst: usize, len: usize },
+    /// A download's piece the crew copies out.
+    Emptying { job: u64, ticket: Ticket, len: usize },
+}
+
+/// One pinned buffer, the event of the last DMA that used it, and what it
+/// holds.
 struct Slot {
     buf: PinnedHostSlice<u8>,
     ptr: *mut u8,
     used: CudaEvent,
-    /// A download's piece waiting in this slot: `(host address, bytes)`.
-    pending: Option<(usize, usize)>,
+    held: Held,
 }
 
 // SAFETY: `ptr` is the slot's own pinned allocation, used by one thread at
-// a time (the `Lanes` owning it sit behind the handle's mutex).
+// a time (the `Lanes` owning it sit behind the handle's mutex) and by the
+// crew for the pieces that thread hands it.
 unsafe impl Send for Slot {}
 
 /// A ring of pinned slots and the stream its copies run on.
 pub(crate) struct Ring {
     stream: Arc<CudaStream>,
     slots: Vec<Slot>,
+    /// The next slot to fill: the oldest in use, when it is in use.
     next: usize,
 }
 
@@ -51,7 +73,7 @@ impl Ring {
                 .map_err(|_| Error::OutOfPinnedMemory { requested: bytes * slots })?;
             let ptr = buf.as_mut_ptr()?;
             let used = ctx.new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
-            out.push(Slot { buf, ptr, used, pending: None });
+            out.push(Slot { buf, ptr, used, held: Held::Free });
         }
         Ok(Ring { stream, slots: out, next: 0 })
     }
@@ -59,18 +81,34 @@ impl Ring {
     fn bytes(&self) -> usize {
         self.slots[0].buf.len()
     }
+
+    /// Slot indices, oldest use first.
+    fn in_order(&self) -> impl Iterator<Item = usize> + use<> {
+        let (k, next) = (self.slots.len(), self.next);
+        (0..k).map(move |i| (next + i) % k)
+    }
+
+    /// Whether the crew works on a piece of this ring.
+    fn crew_busy(&self) -> bool {
+        self.slots.iter().any(|s| matches!(s.held, Held::Filling { .. } | Held::Emptying { .. }))
+    }
 }
 
-/// The handle's staging: an upload ring and a download ring.
+/// The handle's staging: an upload ring, a download ring, and the copy
+/// crew while it has pieces of theirs.
 pub(crate) struct Lanes {
     pub up: Ring,
     pub down: Ring,
+    crew: Option<Session>,
 }
+
+/// Numbers jobs, so that a slot knows whose piece it holds.
+static JOBS: AtomicU64 = AtomicU64::new(0);
 
 impl Lanes {
     /// Rings of `slots` pinned buffers of `bytes` each, on new streams.
     pub fn new(ctx: &Arc<CudaContext>, slots: usize, bytes: usize) -> Result<Self> {
-        Ok(Lanes { up: Ring::new(ctx, slots, bytes)?, down: Ring::new(ctx, slots, bytes)? })
+        Ok(Lanes { up: Ring::new(ctx, slots, bytes)?, down: Ring::new(ctx, slots, bytes)?, crew: None })
     }
 
     /// Whether these rings serve a request for `slots` buffers of `bytes`.
@@ -108,61 +146,104 @@ impl Lanes {
         Ok(self.down.stream.wait(event)?)
     }
 
-    /// Advances `up` by one slot. False when it has nothing left to queue.
+    /// Advances `up` without waiting: queues the DMA of each of its pieces
+    /// the crew has copied, and hands the crew the next pieces that have a
+    /// free slot. False once every piece's DMA is queued.
     pub fn step_up(&mut self, up: &mut Up) -> Result<bool> {
-        if up.done() {
-            return Ok(false);
-        }
         let ring = &mut self.up;
-        let (at, len) = (up.at, (up.len - up.at).min(ring.bytes()));
-        let src = up.src + at;
         if up.pinned {
             // The caller's pinned memory: all of it in one copy.
-            let len = up.len - up.at;
-            queue_htod(&ring.stream, up.dst + at as u64, src, len)?;
-            up.at = up.len;
-            return Ok(true);
+            if up.queued < up.len {
+                queue_htod(&ring.stream, up.dst, up.src, up.len)?;
+                (up.at, up.queued) = (up.len, up.len);
+            }
+            return Ok(false);
         }
-        let (slot, stream) = ring.advance();
-        slot.used.synchronize()?;
-        // SAFETY: `src..src + len` lies in the job's source (`Up::new`), and
-        // the slot holds `ring.bytes() >= len` bytes no copy engine uses now.
-        unsafe { crew::copy(src as *const u8, slot.ptr, len) };
-        queue_htod(stream, up.dst + at as u64, slot.ptr as usize, len)?;
-        slot.used.record(stream)?;
-        up.at += len;
-        Ok(true)
+        for i in ring.in_order() {
+            let slot = &mut ring.slots[i];
+            if let Held::Filling { job, ticket, dst, len } = slot.held
+                && job == up.id
+                && crew_done(&mut self.crew, ticket)
+            {
+                queue_htod(&ring.stream, dst, slot.ptr as usize, len)?;
+                slot.used.record(&ring.stream)?;
+                slot.held = Held::Free;
+                up.queued += len;
+            }
+        }
+        while up.at < up.len {
+            let bytes = ring.bytes();
+            let slot = &mut ring.slots[ring.next];
+            if !matches!(slot.held, Held::Free) || !slot.used.try_is_complete()? {
+                break;
+            }
+            let len = (up.len - up.at).min(bytes);
+            // SAFETY: `up.src + at..+len` lies in the job's source
+            // (`Up::new`: it outlives the job), and the slot holds `bytes >=
+            // len` bytes that no copy engine uses now (its last DMA is done)
+            // and nothing else until the piece is done.
+            let ticket = unsafe { submit(&mut self.crew, (up.src + up.at) as *const u8, slot.ptr, len, Store::Cached) };
+            slot.held = Held::Filling { job: up.id, ticket, dst: up.dst + up.at as u64, len };
+            up.at += len;
+            ring.next = (ring.next + 1) % ring.slots.len();
+        }
+        self.settle();
+        Ok(up.queued < up.len)
     }
 
-    /// Advances `down` by one slot: queues the next piece's copy, and copies
-    /// out the oldest piece in the ring once its copy is done. False when it
-    /// has finished (every piece landed).
+    /// Advances `down` without waiting: has the crew copy out each of its
+    /// pieces whose DMA has landed, frees the slots it has finished, and
+    /// queues the DMAs of the next pieces that have a free slot. False once
+    /// every piece is in place.
     pub fn step_down(&mut self, down: &mut Down) -> Result<bool> {
         let ring = &mut self.down;
         if down.pinned {
             if down.at < down.len {
-                queue_dtoh(&ring.stream, down.dst + down.at, down.src + down.at as u64, down.len - down.at)?;
+                queue_dtoh(&ring.stream, down.dst, down.src, down.len)?;
                 down.at = down.len;
-                return Ok(true);
             }
-            ring.stream.synchronize()?;
+            if down.landed < down.len {
+                ring.stream.synchronize()?;
+                down.landed = down.len;
+            }
             return Ok(false);
         }
-        if down.at == down.len {
-            // Drain: every piece still in a slot, oldest first.
-            return Ok(ring.drain()? > 0);
+        for i in ring.in_order() {
+            let slot = &mut ring.slots[i];
+            match slot.held {
+                Held::Landing { job, dst, len } if job == down.id && slot.used.try_is_complete()? => {
+                    // SAFETY: the finished DMA filled the slot's first `len`
+                    // bytes; `dst..dst + len` lies in the job's destination
+                    // (`Down::new`), which outlives the job; neither is
+                    // touched until the piece is done.
+                    let ticket = unsafe { submit(&mut self.crew, slot.ptr, dst as *mut u8, len, Store::Streaming) };
+                    slot.held = Held::Emptying { job, ticket, len };
+                }
+                Held::Emptying { job, ticket, len } if job == down.id && crew_done(&mut self.crew, ticket) => {
+                    slot.held = Held::Free;
+                    down.landed += len;
+                }
+                _ => {}
+            }
         }
-        let len = (down.len - down.at).min(ring.bytes());
-        let (slot, stream) = ring.advance();
-        flush(slot)?;
-        queue_dtoh(stream, slot.ptr as usize, down.src + down.at as u64, len)?;
-        slot.used.record(stream)?;
-        slot.pending = Some((down.dst + down.at, len));
-        down.at += len;
-        Ok(true)
+        while down.at < down.len {
+            let bytes = ring.bytes();
+            let slot = &mut ring.slots[ring.next];
+            if !matches!(slot.held, Held::Free) {
+                break;
+            }
+            let len = (down.len - down.at).min(bytes);
+            queue_dtoh(&ring.stream, slot.ptr as usize, down.src + down.at as u64, len)?;
+            slot.used.record(&ring.stream)?;
+            slot.held = Held::Landing { job: down.id, dst: down.dst + down.at, len };
+            down.at += len;
+            ring.next = (ring.next + 1) % ring.slots.len();
+        }
+        self.settle();
+        Ok(down.landed < down.len)
     }
 
-    /// Runs jobs to their end, interleaved slot by slot.
+    /// Runs jobs to their end, interleaved.
     pub fn run(&mut self, ups: &mut [Up], downs: &mut [Down]) -> Result<()> {
         loop {
             let mut busy = false;
@@ -178,58 +259,61 @@ impl Lanes {
         }
     }
 
-    /// After an error: waits for every queued copy (so none touches memory
-    /// the caller gets back), errors ignored, and forgets the download
-    /// pieces not yet copied out.
+    /// After an error: waits for every queued copy, the crew's and the copy
+    /// engines' (so none touches memory the caller gets back), errors
+    /// ignored, and forgets the pieces in the slots.
     pub fn quiesce(&mut self) {
         let _ = self.up.stream.synchronize();
         let _ = self.down.stream.synchronize();
-        for s in self.down.slots.iter_mut() {
-            s.pending = None;
+        self.crew = None;
+        for s in self.up.slots.iter_mut().chain(self.down.slots.iter_mut()) {
+            s.held = Held::Free;
+        }
+    }
+
+    /// Lets the crew go when it has no piece of ours (another GPU's
+    /// transfer may take it).
+    fn settle(&mut self) {
+        if self.crew.is_some() && !self.up.crew_busy() && !self.down.crew_busy() {
+            self.crew = None;
         }
     }
 }
 
-impl Ring {
-    /// The next slot in turn.
-    fn advance(&mut self) -> (&mut Slot, &CudaStream) {
-        let i = self.next;
-        self.next = (i + 1) % self.slots.len();
-        (&mut self.slots[i], &self.stream)
+/// Hands a piece to the crew (taking it first if it is free), or copies it
+/// now on rayon when another transfer holds it.
+///
+/// # Safety
+/// As [`Session::submit`].
+unsafe fn submit(crew: &mut Option<Session>, src: *const u8, dst: *mut u8, len: usize, store: Store) -> Ticket {
+    if crew.is_none() {
+        *crew = Session::try_new();
     }
-
-    /// Copies out every pending piece, oldest first; how many there were.
-    fn drain(&mut self) -> Result<usize> {
-        let k = self.slots.len();
-        let mut n = 0;
-        for i in 0..k {
-            let slot = &mut self.slots[(self.next + i) % k];
-            if slot.pending.is_some() {
-                flush(slot)?;
-                n += 1;
-            }
+    match crew {
+        // SAFETY: the caller's contract.
+        Some(s) => unsafe { s.submit(src, dst, len, store) },
+        None => {
+            // SAFETY: the caller's contract.
+            unsafe { crew::copy_now(src, dst, len, store) };
+            Ticket::DONE
         }
-        Ok(n)
     }
 }
 
-/// Waits for the slot's download and copies its piece out.
-fn flush(slot: &mut Slot) -> Result<()> {
-    if let Some((dst, len)) = slot.pending.take() {
-        slot.used.synchronize()?;
-        // SAFETY: `dst..dst + len` lies in the job's destination (`Down::new`)
-        // and the finished copy filled the slot's first `len` bytes.
-        unsafe { crew::copy(slot.ptr, dst as *mut u8, len) };
-    }
-    Ok(())
+/// Whether the crew has finished the piece of `ticket`.
+fn crew_done(crew: &mut Option<Session>, ticket: Ticket) -> bool {
+    crew.as_mut().is_none_or(|s| s.is_done(ticket))
 }
 
 /// An upload of `len` host bytes at `src` to device address `dst`.
 pub(crate) struct Up {
+    id: u64,
     src: usize,
     dst: DevPtr,
     len: usize,
+    /// Bytes handed to the crew, and bytes whose DMA is queued.
     at: usize,
+    queued: usize,
     pinned: bool,
 }
 
@@ -238,25 +322,30 @@ impl Up {
     /// job and the copies (the caller waits for the upload stream).
     pub fn new<T: Copy>(src: &[T], dst: DevPtr) -> Self {
         let len = size_of_val(src);
-        Up { src: src.as_ptr() as usize, dst, len, at: 0, pinned: is_pinned(src.as_ptr() as usize, len) }
+        let (id, src) = (JOBS.fetch_add(1, Ordering::Relaxed), src.as_ptr() as usize);
+        Up { id, src, dst, len, at: 0, queued: 0, pinned: is_pinned(src, len) }
     }
 
+    /// Whether every piece's DMA is queued.
     pub fn done(&self) -> bool {
-        self.at == self.len
+        self.queued == self.len
     }
 
-    /// The share of the bytes whose copies are queued (1 when empty).
+    /// The share of the bytes whose DMAs are queued (1 when empty).
     pub fn fraction(&self) -> f64 {
-        if self.len == 0 { 1.0 } else { self.at as f64 / self.len as f64 }
+        if self.len == 0 { 1.0 } else { self.queued as f64 / self.len as f64 }
     }
 }
 
 /// A download of `len` bytes at device address `src` into host memory.
 pub(crate) struct Down {
+    id: u64,
     src: DevPtr,
     dst: usize,
     len: usize,
+    /// Bytes whose DMA is queued, and bytes in place.
     at: usize,
+    landed: usize,
     pinned: bool,
 }
 
@@ -265,12 +354,13 @@ impl Down {
     /// the job (it is finished when [`Lanes::step_down`] says so).
     pub fn new<T: Copy>(src: DevPtr, dst: &mut [T]) -> Self {
         let len = size_of_val(dst);
-        Down { src, dst: dst.as_mut_ptr() as usize, len, at: 0, pinned: is_pinned(dst.as_ptr() as usize, len) }
+        let (id, dst) = (JOBS.fetch_add(1, Ordering::Relaxed), dst.as_mut_ptr() as usize);
+        Down { id, src, dst, len, at: 0, landed: 0, pinned: is_pinned(dst, len) }
     }
 
-    /// The share of the bytes whose copies are queued (1 when empty).
+    /// The share of the bytes in place (1 when empty).
     pub fn fraction(&self) -> f64 {
-        if self.len == 0 { 1.0 } else { self.at as f64 / self.len as f64 }
+        if self.len == 0 { 1.0 } else { self.landed as f64 / self.len as f64 }
     }
 }
 

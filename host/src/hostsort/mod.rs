@@ -105,8 +105,8 @@ pub struct HostOptions<'a> {
     /// Device memory the sort may allocate, bytes; `None`: what the device
     /// has free, less a margin. Data that needs more sorts beyond the GPU.
     pub memory_limit: Option<usize>,
-    /// Bytes of each pinned staging buffer (0: 16 MiB; four each way, kept
-    /// by the [`Gpu`] for later calls).
+    /// Bytes of each pinned staging buffer (0: 4 MiB; sixteen each way,
+    /// kept by the [`Gpu`] for later calls).
     pub staging_bytes: usize,
     /// Called after each piece of work with how far the sort is.
     pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
@@ -139,6 +139,12 @@ impl Gpu {
     /// is copied directly, pageable memory through pinned staging buffers.
     /// Errors before the last pass leave the keys as they were (the module
     /// docs say what a failed last pass leaves).
+    ///
+    /// The device memory the sort allocates (about three times the data,
+    /// within the limit) goes back to the device's default pool, which keeps
+    /// it for the next sort instead of handing it back to the driver (mapping
+    /// it anew takes milliseconds per gigabyte); [`Gpu::release_scratch`]
+    /// hands it back. The sorts count it as free.
     ///
     /// ```no_run
     /// let gpu = warpsort::Gpu::new()?;

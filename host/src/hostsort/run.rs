@@ -85,12 +85,18 @@ struct Ctx<'a> {
     /// Bytes per item on the host (key and value).
     host_bytes: usize,
     out_of_core: bool,
+    /// The last report (the transfer loops ask at every turn; the caller
+    /// hears of each change once).
+    last: std::cell::Cell<Option<(Phase, usize)>>,
 }
 
 impl Ctx<'_> {
     /// Tells the caller `items` items went through `phase`; fails there if
     /// a fault is injected there.
     fn report(&self, phase: Phase, items: usize) -> Result<()> {
+        if self.last.replace(Some((phase, items))) == Some((phase, items)) {
+            return Ok(());
+        }
         let done = (items * self.host_bytes) as u64;
         if let Some(p) = self.opts.progress {
             p(Progress { phase, done, total: (self.w.n * self.host_bytes) as u64, out_of_core: self.out_of_core });
@@ -134,9 +140,10 @@ impl Gpu {
         // words of each key, and a stable (u64, u32) pass's own storage.
         let pass = SortOptions { stable: true, ..opts.sort };
         let needed = n * (2 * size_of::<K>() + 2 * vb + 4 + 16) + Gpu::sort_temp_bytes(&pass, n, 8, 4);
+        self.keep_freed_memory()?;
         let limit = match opts.memory_limit {
             Some(l) => l,
-            None => self.context().mem_get_info()?.0,
+            None => self.free_memory()?,
         };
         if n < 2 {
             return Ok(());
@@ -208,6 +215,7 @@ impl Gpu {
             mode: K::MODE | opts.sort.order.mode(),
             host_bytes: size_of::<K>() + vb,
             out_of_core: matches!(plan.route, Route::OutOfCore { .. }),
+            last: std::cell::Cell::new(None),
         };
         let r = match &plan.route {
             Route::InCore { runs, merge, run_temp } => c.in_core(lanes, runs, merge.as_ref(), *run_temp, keys, vals),
@@ -223,12 +231,14 @@ impl Gpu {
     }
 
     /// The device memory a host sort may use: the caller's limit, or what
-    /// the device has free less a margin.
+    /// the device has free less a margin. The memory the sort frees stays in
+    /// the device's pool for the next one (`Gpu::keep_freed_memory`).
     fn host_memory_limit(&self, opts: &HostOptions) -> Result<usize> {
+        self.keep_freed_memory()?;
         Ok(match opts.memory_limit {
             Some(l) => l,
             None => {
-                let free = self.context().mem_get_info()?.0;
+                let free = self.free_memory()?;
                 free - STREAMING.margin_bytes.min(free / 8)
             }
         })
@@ -380,7 +390,9 @@ impl Ctx<'_> {
     }
 
     /// Copies each run up into its place in `a` and queues its sort as it
-    /// arrives (while the next one copies).
+    /// arrives: the runs' pieces go to the staging in one stream (no pause
+    /// between runs), and a run's sort is queued once its last piece's DMA
+    /// is.
     fn upload_runs<K: SortKey, V: Payload>(
         &self,
         lanes: &mut Lanes,
@@ -391,23 +403,34 @@ impl Ctx<'_> {
         vals: Option<&[V]>,
     ) -> Result<()> {
         let gpu = self.gpu;
-        for r in runs {
-            let mut ups = vec![Up::new(&keys[r.clone()], a.host_keys(gpu, r.start))];
-            if let Some(v) = vals {
-                ups.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
-            }
-            loop {
-                let mut busy = false;
+        let mut jobs: Vec<Vec<Up>> = runs
+            .iter()
+            .map(|r| {
+                let mut ups = vec![Up::new(&keys[r.clone()], a.host_keys(gpu, r.start))];
+                if let Some(v) = vals {
+                    ups.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
+                }
+                ups
+            })
+            .collect();
+        // Runs whose sort is queued.
+        let mut sorted = 0;
+        while sorted < runs.len() {
+            for ups in jobs[sorted..].iter_mut() {
                 for u in ups.iter_mut() {
-                    busy |= lanes.step_up(u)?;
+                    lanes.step_up(u)?;
                 }
-                if !busy {
-                    break;
-                }
-                let frac = ups.iter().map(Up::fraction).fold(1.0f64, f64::min);
-                self.report(Phase::Upload, r.start + (r.len() as f64 * frac) as usize)?;
             }
-            self.sort_run(lanes, a, r, scratch)?;
+            while sorted < runs.len() && jobs[sorted].iter().all(Up::done) {
+                self.sort_run(lanes, a, &runs[sorted], scratch)?;
+                sorted += 1;
+            }
+            let queued: f64 = runs
+                .iter()
+                .zip(&jobs)
+                .map(|(r, ups)| r.len() as f64 * ups.iter().map(Up::fraction).fold(1.0f64, f64::min))
+                .sum();
+            self.report(Phase::Upload, queued as usize)?;
         }
         Ok(())
     }
