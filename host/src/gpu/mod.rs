@@ -362,10 +362,7 @@ impl Gpu {
     /// ([`Gpu::sort_host`] says why).
     pub fn release_scratch(&self) -> Result<()> {
         self.scratch.lock().unwrap_or_else(|e| e.into_inner()).release()?;
-        self.stream().synchronize()?;
-        // SAFETY: the pool is the live device's default one.
-        unsafe { cudarc::driver::result::mem_pool::trim_to(self.default_pool()?, 0) }?;
-        Ok(())
+        self.trim_pool()
     }
 
     /// Keeps memory freed into the device's default pool there (no release
@@ -381,27 +378,29 @@ impl Gpu {
         Ok(())
     }
 
-    /// Device memory free for this handle's allocations: what the driver
-    /// has free, and what the default pool holds unused.
-    pub(crate) fn free_memory(&self) -> Result<usize> {
+    /// Bytes the device's default pool keeps mapped but unused (memory
+    /// earlier sorts freed, with [`Gpu::keep_freed_memory`]).
+    pub(crate) fn pool_spare(&self) -> Result<usize> {
         use cudarc::driver::sys::CUmemPool_attribute as A;
-        let free = self.ctx.mem_get_info()?.0;
         let pool = self.default_pool()?;
         let (mut reserved, mut used) = (0u64, 0u64);
-        // SAFETY: as above; both attributes are `u64`s.
+        // SAFETY: the pool is the live device's default one; both attributes
+        // are `u64`s, which outlive the calls.
         unsafe {
-            cudarc::driver::result::mem_pool::get_attribute(
-                pool,
-                A::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
-                (&raw mut reserved).cast(),
-            )?;
-            cudarc::driver::result::mem_pool::get_attribute(
-                pool,
-                A::CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
-                (&raw mut used).cast(),
-            )?;
+            let get = cudarc::driver::result::mem_pool::get_attribute;
+            get(pool, A::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, (&raw mut reserved).cast())?;
+            get(pool, A::CU_MEMPOOL_ATTR_USED_MEM_CURRENT, (&raw mut used).cast())?;
         }
-        Ok(free + reserved.saturating_sub(used) as usize)
+        Ok(reserved.saturating_sub(used) as usize)
+    }
+
+    /// Hands the memory the default pool keeps unused back to the driver
+    /// (after the work queued on this handle's stream).
+    pub(crate) fn trim_pool(&self) -> Result<()> {
+        self.stream().synchronize()?;
+        // SAFETY: the pool is the live device's default one.
+        unsafe { cudarc::driver::result::mem_pool::trim_to(self.default_pool()?, 0) }?;
+        Ok(())
     }
 
     fn default_pool(&self) -> Result<cudarc::driver::sys::CUmemoryPool> {

@@ -144,7 +144,8 @@ impl Gpu {
     /// within the limit) goes back to the device's default pool, which keeps
     /// it for the next sort instead of handing it back to the driver (mapping
     /// it anew takes milliseconds per gigabyte); [`Gpu::release_scratch`]
-    /// hands it back. The sorts count it as free.
+    /// hands it back. A host sort that would not fit on the GPU twice in
+    /// what the driver has free hands it back first.
     ///
     /// ```no_run
     /// let gpu = warpsort::Gpu::new()?;

@@ -140,10 +140,9 @@ impl Gpu {
         // words of each key, and a stable (u64, u32) pass's own storage.
         let pass = SortOptions { stable: true, ..opts.sort };
         let needed = n * (2 * size_of::<K>() + 2 * vb + 4 + 16) + Gpu::sort_temp_bytes(&pass, n, 8, 4);
-        self.keep_freed_memory()?;
         let limit = match opts.memory_limit {
             Some(l) => l,
-            None => self.free_memory()?,
+            None => self.context().mem_get_info()?.0,
         };
         if n < 2 {
             return Ok(());
@@ -201,10 +200,19 @@ impl Gpu {
             return self.host_sort_wide(keys, vals, opts, fields);
         }
         let w = Work { n, kind: ItemKind::new(size_of::<K::Bits>(), vb), fields: K::FIELDS };
-        let limit = self.host_memory_limit(opts)?;
-        let plan = StreamPlan::new(&opts.sort, w, limit, self.policy())?;
+        // The memory this sort frees stays mapped in the device's pool for
+        // the next one. The plan counts only what the driver has free (the
+        // pool's spare may be cut in pieces too small for this sort's
+        // buffers); a sort that would not fit on the GPU twice first hands
+        // the spare back, to count it.
+        self.keep_freed_memory()?;
+        let mut plan = StreamPlan::new(&opts.sort, w, self.host_memory_limit(opts)?, self.policy())?;
         if n < 2 {
             return Ok(());
+        }
+        if !matches!(plan.route, Route::InCore { .. }) && opts.memory_limit.is_none() && self.pool_spare()? > 0 {
+            self.trim_pool()?;
+            plan = StreamPlan::new(&opts.sort, w, self.host_memory_limit(opts)?, self.policy())?;
         }
         let mut staging = self.staging(opts.staging_bytes)?;
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
@@ -231,14 +239,12 @@ impl Gpu {
     }
 
     /// The device memory a host sort may use: the caller's limit, or what
-    /// the device has free less a margin. The memory the sort frees stays in
-    /// the device's pool for the next one (`Gpu::keep_freed_memory`).
+    /// the device has free less a margin.
     fn host_memory_limit(&self, opts: &HostOptions) -> Result<usize> {
-        self.keep_freed_memory()?;
         Ok(match opts.memory_limit {
             Some(l) => l,
             None => {
-                let free = self.free_memory()?;
+                let free = self.context().mem_get_info()?.0;
                 free - STREAMING.margin_bytes.min(free / 8)
             }
         })
@@ -413,16 +419,22 @@ impl Ctx<'_> {
                 ups
             })
             .collect();
-        // Runs whose sort is queued.
+        // Each run's upload finished (an event after its last DMA, recorded
+        // before any later run's DMA is queued), and the runs whose sort is
+        // queued.
+        let mut arrived: Vec<CudaEvent> = Vec::with_capacity(runs.len());
         let mut sorted = 0;
         while sorted < runs.len() {
-            for ups in jobs[sorted..].iter_mut() {
+            for (i, ups) in jobs.iter_mut().enumerate().skip(arrived.len()) {
                 for u in ups.iter_mut() {
                     lanes.step_up(u)?;
                 }
+                if i == arrived.len() && ups.iter().all(Up::done) {
+                    arrived.push(lanes.up_done()?);
+                }
             }
-            while sorted < runs.len() && jobs[sorted].iter().all(Up::done) {
-                self.sort_run(lanes, a, &runs[sorted], scratch)?;
+            while sorted < arrived.len() {
+                self.sort_run(a, &runs[sorted], scratch, &arrived[sorted])?;
                 sorted += 1;
             }
             let queued: f64 = runs
@@ -639,10 +651,17 @@ impl Ctx<'_> {
     }
 
     /// Queues the sort of run `r` (in `d` at the same place) after its
-    /// upload: keys mapped onto ordered patterns, sorted ascending.
-    fn sort_run(&self, lanes: &Lanes, d: &DevItems, r: &Range<usize>, scratch: &mut Scratch) -> Result<CudaEvent> {
+    /// upload (`arrived`): keys mapped onto ordered patterns, sorted
+    /// ascending.
+    fn sort_run(
+        &self,
+        d: &DevItems,
+        r: &Range<usize>,
+        scratch: &mut Scratch,
+        arrived: &CudaEvent,
+    ) -> Result<CudaEvent> {
         let gpu = self.gpu;
-        gpu.stream().wait(&lanes.up_done()?)?;
+        gpu.stream().wait(arrived)?;
         d.code(gpu, r.start, r.len(), self.mode)?;
         let items = d.items(gpu, r.end).range(r.start, r.len());
         gpu.sort_pair_items(&items, self.shape(), 0, &self.local(), Some(scratch))?;
@@ -705,7 +724,7 @@ impl Ctx<'_> {
                     &mut downs,
                     |lanes| match &run {
                         Some(r) => {
-                            sorted.push(self.sort_run(lanes, &slots[j % 2], r, &mut scratch)?);
+                            sorted.push(self.sort_run(&slots[j % 2], r, &mut scratch, &lanes.up_done()?)?);
                             Ok(())
                         }
                         None => Ok(()),
