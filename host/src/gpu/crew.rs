@@ -4,13 +4,12 @@
 //! the copy engines move the ones before it. A piece copied by every core
 //! and waited for before the next one starts (a barrier per piece) leaves
 //! the cores idle at the end of every piece, and the copy engines waiting
-//! for the caller: on a 16-core H100 host that ran uploads at 31-44 GB/s
-//! and downloads at 24-39, where the same copies with no barrier ran at
-//! 51 and 53 (`docs/HOST.md`). So the crew takes a queue of pieces: the
-//! caller ([`Session::submit`]) appends a piece and goes on, each thread
-//! claims the next [`GRAIN`] chunk of whatever is queued (moving on to the
-//! next piece as soon as one has no chunk left), and the caller asks
-//! whether a piece is done ([`Session::is_done`]) to queue its DMA.
+//! for the caller (`docs/HOST.md` has the measurements). So the crew takes
+//! a queue of pieces: the caller ([`Session::submit`]) appends a piece and
+//! goes on, each thread claims the next [`GRAIN`] chunk of whatever is
+//! queued (moving on to the next piece as soon as one has no chunk left),
+//! and the caller asks whether a piece is done ([`Session::is_done`]) to
+//! queue its DMA.
 //!
 //! The queue: `published` counts the chunks appended so far, `next` the
 //! chunks claimed (by compare-and-swap: a thread never claims a chunk not
