@@ -88,9 +88,6 @@ pub(crate) struct Streaming {
     pub runs: usize,
     /// ... but no run shorter than this many bytes of items.
     pub min_run_bytes: usize,
-    /// On the GPU, runs are merged in about this many buckets, each copied
-    /// back while the next ones merge.
-    pub in_core_buckets: usize,
     /// Device memory a host sort leaves free when the caller sets no limit
     /// (at most an eighth of what is free).
     pub margin_bytes: usize,
@@ -106,7 +103,6 @@ pub(crate) const STREAMING: Streaming = Streaming {
     slot_bytes: 4 << 20,
     runs: 8,
     min_run_bytes: 16 << 20,
-    in_core_buckets: 8,
     margin_bytes: 512 << 20,
     bucket_fill_eighths: 7,
     samples_per_bucket: 64,

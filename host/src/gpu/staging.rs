@@ -362,11 +362,6 @@ impl Down {
     pub fn fraction(&self) -> f64 {
         if self.len == 0 { 1.0 } else { self.landed as f64 / self.len as f64 }
     }
-
-    /// Whether every piece's DMA is queued.
-    pub fn queued(&self) -> bool {
-        self.at == self.len
-    }
 }
 
 fn queue_htod(stream: &CudaStream, dst: DevPtr, src: usize, len: usize) -> Result<()> {

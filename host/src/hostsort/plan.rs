@@ -53,11 +53,8 @@ impl Work {
 /// How a host sort runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Route {
-    /// Everything on the GPU: runs sorted as they arrive; with several,
-    /// buckets of at most `bucket` items (cut by splitters from the runs'
-    /// samples) gathered from the runs and merged into their place in a
-    /// second copy, each copied back as soon as it is merged.
-    InCore { runs: Vec<Range<usize>>, bucket: usize, run_temp: usize },
+    /// Everything on the GPU: runs sorted as they arrive, merged, copied back.
+    InCore { runs: Vec<Range<usize>>, merge: Option<MergeRunsPlan>, run_temp: usize },
     /// Once on the GPU, not twice: runs sorted as they arrive and kept
     /// there, then buckets of at most `bucket` items (cut by splitters from
     /// the runs' samples) gathered from the runs, merged and copied back a
@@ -94,24 +91,19 @@ impl StreamPlan {
     pub fn new(opts: &SortOptions, w: Work, limit: usize, p: &Policy) -> Result<Self> {
         let (n, ib, nb) = (w.n, w.item_bytes(), w.raw_bytes());
         let longest_run = if opts.stable { crate::api::sort::STABLE_MAX_LEN } else { usize::MAX };
-        // On the GPU: the items and the runs' sort; then a second copy to
-        // merge into, a bucket's gathered pieces, a merge buffer and
-        // partitions.
+        // On the GPU: the items, a second copy to merge into, the runs' sort.
         let k = (n * ib / STREAMING.min_run_bytes.max(1)).clamp(1, STREAMING.runs).max(n.div_ceil(longest_run));
         let runs = cut(n, k);
         let longest = runs.iter().map(|r| r.len()).max().unwrap_or(0);
         let temp = run_temp(opts, &w, longest, p)?;
-        let bucket = n.div_ceil(STREAMING.in_core_buckets).max(MIN_ITEMS).min(n);
-        let merge = if k > 1 {
-            2 * n * (ib + nb) + 2 * bucket * ib + MergeRunsPlan::parts_bytes_up_to(w.kind, bucket, p)
-        } else {
-            0
-        };
-        let in_core = (n * (ib + nb) + temp).max(merge);
+        let merge = (k > 1).then(|| MergeRunsPlan::new(w.kind, &runs.iter().map(|r| r.len()).collect::<Vec<_>>(), p));
+        let parts = merge.as_ref().map_or(0, |m| m.parts_bytes);
+        let copies = if merge.is_some() { 2 } else { 1 };
+        let in_core = n * (copies * ib + nb) + temp + parts;
         if in_core <= limit {
             return Ok(StreamPlan {
                 work: w,
-                route: Route::InCore { runs, bucket, run_temp: temp },
+                route: Route::InCore { runs, merge, run_temp: temp },
                 device_bytes: in_core,
             });
         }
@@ -229,14 +221,13 @@ mod tests {
         let opts = SortOptions::default();
         let w = work(1 << 26, 4, 0);
         let p = StreamPlan::new(&opts, w, 80 << 30, &HOPPER).unwrap();
-        let Route::InCore { runs, bucket, .. } = &p.route else { panic!("{p:?}") };
+        let Route::InCore { runs, merge, .. } = &p.route else { panic!("{p:?}") };
         assert_eq!(runs.len(), STREAMING.runs);
-        assert_eq!(*bucket, (1 << 26) / STREAMING.in_core_buckets);
+        assert_eq!(merge.as_ref().unwrap().rounds.len(), 3);
         assert!(p.device_bytes >= 2 * (4 << 26));
         // Small: one run, no merge.
         let p = StreamPlan::new(&opts, work(1000, 4, 4), 80 << 30, &HOPPER).unwrap();
-        assert!(matches!(&p.route, Route::InCore { runs, .. } if runs.len() == 1));
-        assert_eq!(p.device_bytes, 1000 * 8 + run_temp(&opts, &work(1000, 4, 4), 1000, &HOPPER).unwrap());
+        assert!(matches!(&p.route, Route::InCore { runs, merge: None, .. } if runs.len() == 1));
         // A limit below the in-core need: runs and buckets within it.
         let limit = 64 << 20;
         let p = StreamPlan::new(&opts, w, limit, &HOPPER).unwrap();

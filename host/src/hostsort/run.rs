@@ -226,7 +226,7 @@ impl Gpu {
             last: std::cell::Cell::new(None),
         };
         let r = match &plan.route {
-            Route::InCore { runs, bucket, run_temp } => c.in_core(lanes, runs, *bucket, *run_temp, keys, vals),
+            Route::InCore { runs, merge, run_temp } => c.in_core(lanes, runs, merge.as_ref(), *run_temp, keys, vals),
             Route::Resident { runs, bucket, run_temp } => c.resident(lanes, runs, *bucket, *run_temp, keys, vals),
             Route::OutOfCore { runs, run, bucket, run_temp } => {
                 c.out_of_core(lanes, runs, *run, *bucket, *run_temp, keys, vals)
@@ -347,143 +347,52 @@ impl Gpu {
 
 impl Ctx<'_> {
     /// On the GPU: each run copied up and sorted as it arrives (while the
-    /// next one copies). One run: decoded and copied back. Several: buckets
-    /// cut by splitters from the runs' samples, each gathered from the runs,
-    /// merged into its place in a second copy and decoded (queued one after
-    /// the other); each bucket copies back as soon as its merge is done,
-    /// while the next ones merge.
+    /// next one copies), the runs merged, the items copied back.
     fn in_core<K: SortKey, V: Payload>(
         &self,
         lanes: &mut Lanes,
         runs: &[Range<usize>],
-        bucket: usize,
+        merge: Option<&MergeRunsPlan>,
         run_temp: usize,
         keys: &mut [K],
-        mut vals: Option<&mut [V]>,
+        vals: Option<&mut [V]>,
     ) -> Result<()> {
-        let (gpu, n, w) = (self.gpu, self.w.n, &self.w);
-        let a = DevItems::new(gpu, n, w, true)?;
-        {
-            let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
-            lanes.up_after_stream(gpu.stream())?;
-            self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
-        }
-        if runs.len() == 1 {
-            a.code(gpu, 0, n, self.mode | DECODE)?;
-            lanes.down_after(&gpu.stream().record_event(None)?)?;
-            let mut downs = vec![Down::new(a.host_keys(gpu, 0), keys)];
-            if let Some(v) = vals {
-                downs.push(Down::new(a.vals_at(gpu, 0), v));
-            }
-            return self.drive_down(lanes, &mut downs, Phase::Download, 0, n);
-        }
-        let ends = self.cut_buckets::<K>(&a, runs, bucket)?;
-        let pieces = Pieces { runs, ends: &ends };
-        let mut complete = 0;
-        let r = self.merge_down(lanes, &a, &pieces, keys, vals.as_deref_mut(), &mut complete);
-        if r.is_err() {
-            self.mend_from_runs(lanes, &a, &pieces, complete, keys, vals)?;
-        }
-        r
-    }
-
-    /// [`Ctx::in_core`]'s buckets: each gathered from the runs in `a`,
-    /// merged into its place in a second copy and decoded (queued one after
-    /// the other), copied back as soon as its merge is done. `complete`
-    /// counts the buckets in place, for the mend after an error.
-    fn merge_down<K: SortKey, V: Payload>(
-        &self,
-        lanes: &mut Lanes,
-        a: &DevItems,
-        pieces: &Pieces,
-        keys: &mut [K],
-        mut vals: Option<&mut [V]>,
-        complete: &mut usize,
-    ) -> Result<()> {
-        let (gpu, n, w) = (self.gpu, self.w.n, &self.w);
-        let (count, starts) = (pieces.count(), pieces.starts());
-        let largest = (0..count).map(|b| pieces.len(b)).max().unwrap_or(0);
-        let out = DevItems::new(gpu, n, w, true)?;
-        let (src, tmp) = (DevItems::new(gpu, largest, w, false)?, DevItems::new(gpu, largest, w, false)?);
-        let parts = alloc_bytes(gpu.stream(), MergeRunsPlan::parts_bytes_up_to(w.kind, largest, gpu.policy()))?;
-        let all = a.items(gpu, n);
-        // Bucket `b`'s pieces gathered, merged into place, decoded.
-        let merge = |b: usize| -> Result<CudaEvent> {
-            let (at, len) = (starts[b], pieces.len(b));
-            let from = src.items(gpu, len);
-            let mut off = 0;
-            for g in pieces.global(b) {
-                gpu.copy_items(&all.range(g.start, g.len()), &from.range(off, g.len()), 0, g.len())?;
-                off += g.len();
-            }
-            let lens: Vec<usize> = pieces.global(b).map(|g| g.len()).collect();
-            let m = MergeRunsPlan::new(w.kind, &lens, gpu.policy());
-            gpu.merge_runs(&from, &tmp.items(gpu, len), &out.items(gpu, n).range(at, len), &m, gpu.ptr(&parts))?;
-            out.code(gpu, at, len, self.mode | DECODE)?;
-            Ok(gpu.stream().record_event(None)?)
+        let (gpu, n) = (self.gpu, self.w.n);
+        let a = DevItems::new(gpu, n, &self.w, true)?;
+        let b = match merge {
+            Some(_) => Some(DevItems::new(gpu, n, &self.w, false)?),
+            None => None,
         };
-        let mut jobs: Vec<Vec<Down>> = Vec::with_capacity(count);
-        for b in 0..count {
-            let r = starts[b]..starts[b + 1];
-            let mut job = vec![Down::new(out.host_keys(gpu, r.start), &mut keys[r.clone()])];
-            if let Some(v) = vals.as_deref_mut() {
-                job.push(Down::new(out.vals_at(gpu, r.start), &mut v[r]));
+        let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
+        let parts = alloc_bytes(gpu.stream(), merge.map_or(8, |m| m.parts_bytes))?;
+        lanes.up_after_stream(self.gpu.stream())?;
+        self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
+        let fin = match (merge, &b) {
+            (Some(m), Some(b)) => {
+                // Rounds alternate a -> b -> a ...: the last lands in `dst`.
+                let dst = if m.rounds.len() % 2 == 1 { b } else { &a };
+                gpu.merge_runs(&a.items(gpu, n), &b.items(gpu, n), &dst.items(gpu, n), m, gpu.ptr(&parts))?;
+                dst
             }
-            jobs.push(job);
-        }
-        // A merge queued each turn (the first copies wait for the first
-        // merge only); bucket `b`'s copies are queued after its merge and
-        // after every copy of bucket `b - 1` (the download stream waits for
-        // its merge in between).
-        let mut merged: Vec<CudaEvent> = Vec::with_capacity(count);
-        let mut started = 0;
-        loop {
-            if merged.len() < count {
-                merged.push(merge(merged.len())?);
-            }
-            let mut busy = merged.len() < count;
-            for b in 0..count {
-                if b == started {
-                    if b == merged.len() || (b > 0 && !jobs[b - 1].iter().all(Down::queued)) {
-                        break;
-                    }
-                    lanes.down_after(&merged[b])?;
-                    started += 1;
-                }
-                for d in jobs[b].iter_mut() {
-                    busy |= lanes.step_down(d)?;
-                }
-            }
-            while *complete < count && jobs[*complete].iter().all(|d| d.fraction() == 1.0) {
-                *complete += 1;
-            }
-            let landed: f64 = (0..count)
-                .map(|b| pieces.len(b) as f64 * jobs[b].iter().map(Down::fraction).fold(1.0f64, f64::min))
-                .sum();
-            self.report(Phase::Download, landed as usize)?;
-            if !busy && started == count {
-                return Ok(());
-            }
-        }
-    }
-
-    /// Where every bucket of at most `bucket` items ends in each sorted run
-    /// on the GPU (`a`): splitters from the runs' samples, the cuts
-    /// searched on the GPU.
-    fn cut_buckets<K: SortKey>(&self, a: &DevItems, runs: &[Range<usize>], bucket: usize) -> Result<Vec<Vec<usize>>> {
-        let gpu = self.gpu;
-        let kb = self.w.kind.key_bytes();
-        let run_keys = |r: usize| gpu.ptr(&a.keys) + (runs[r].start * kb) as u64;
-        let sizes: Vec<usize> = runs.iter().map(|r| r.len()).collect();
-        let sampled = alloc_bytes(gpu.stream(), plan::MAX_SAMPLES * kb)?;
-        let sample = |r: usize, at: &[usize]| -> Result<Vec<K::Bits>> {
-            gpu.take_samples(run_keys(r), kb, at, gpu.ptr(&sampled))?;
-            let mut out = vec![K::Bits::default(); at.len()];
-            gpu.download(gpu.ptr(&sampled), &mut out)?;
-            Ok(out)
+            _ => &a,
         };
-        let search = |r: usize, cuts: &[_]| gpu.bucket_ends(r, run_keys(r), runs[r].len(), kb, cuts);
-        plan::buckets(&sizes, bucket, sample, search)
+        // Decode into `fin` (keys stored as fields into `a`'s raw copy).
+        let kdown = match &a.raw {
+            Some((r, f)) => {
+                gpu.encode_keys(self.w.kind.keys_only(), *f, gpu.ptr(r), gpu.ptr(&fin.keys), n, self.mode | DECODE)?;
+                gpu.ptr(r)
+            }
+            None => {
+                gpu.map_keys(&fin.items(gpu, n), self.mode | DECODE)?;
+                gpu.ptr(&fin.keys)
+            }
+        };
+        lanes.down_after(&gpu.stream().record_event(None)?)?;
+        let mut downs = vec![Down::new(kdown, keys)];
+        if let Some(v) = vals {
+            downs.push(Down::new(fin.vals_at(gpu, 0), v));
+        }
+        self.drive_down(lanes, &mut downs, Phase::Download, 0, n)
     }
 
     /// Copies each run up into its place in `a` and queues its sort as it
@@ -554,15 +463,27 @@ impl Ctx<'_> {
         mut vals: Option<&mut [V]>,
     ) -> Result<()> {
         let (gpu, n, w) = (self.gpu, self.w.n, &self.w);
+        let kb = w.kind.key_bytes();
         let a = DevItems::new(gpu, n, w, true)?;
         {
             let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
             lanes.up_after_stream(self.gpu.stream())?;
             self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
         }
-        let ends = self.cut_buckets::<K>(&a, runs, bucket)?;
+        let run_keys = |r: usize| gpu.ptr(&a.keys) + (runs[r].start * kb) as u64;
+        let sizes: Vec<usize> = runs.iter().map(|r| r.len()).collect();
+        let sampled = alloc_bytes(gpu.stream(), plan::MAX_SAMPLES * kb)?;
+        let sample = |r: usize, at: &[usize]| -> Result<Vec<K::Bits>> {
+            gpu.take_samples(run_keys(r), kb, at, gpu.ptr(&sampled))?;
+            let mut out = vec![K::Bits::default(); at.len()];
+            gpu.download(gpu.ptr(&sampled), &mut out)?;
+            Ok(out)
+        };
+        let search = |r: usize, cuts: &[_]| gpu.bucket_ends(r, run_keys(r), runs[r].len(), kb, cuts);
+        let ends = plan::buckets(&sizes, bucket, sample, search)?;
+        drop(sampled);
         let pieces = Pieces { runs, ends: &ends };
-        let starts = pieces.starts();
+        let (count, starts) = (pieces.count(), pieces.starts());
         let mut complete = 0;
         let r = (|| -> Result<()> {
             let (src, tmp) = (DevItems::new(gpu, bucket, w, false)?, DevItems::new(gpu, bucket, w, false)?);
@@ -583,41 +504,25 @@ impl Ctx<'_> {
             self.bucket_pass(lanes, &starts, &out, keys, vals.as_deref_mut(), none, merge, &mut complete)
         })();
         if r.is_err() {
-            self.mend_from_runs(lanes, &a, &pieces, complete, keys, vals)?;
-        }
-        r
-    }
-
-    /// After a failed pass of the routes that keep the runs on the GPU
-    /// (`a`): every item once in the caller's slices, while the device
-    /// works. The buckets from `complete` on are copied from the runs'
-    /// pieces, in run order.
-    fn mend_from_runs<K: SortKey, V: Payload>(
-        &self,
-        lanes: &mut Lanes,
-        a: &DevItems,
-        pieces: &Pieces,
-        complete: usize,
-        keys: &mut [K],
-        mut vals: Option<&mut [V]>,
-    ) -> Result<()> {
-        let (gpu, kb) = (self.gpu, self.w.kind.key_bytes());
-        lanes.quiesce();
-        let mut at = pieces.starts()[complete];
-        for b in complete..pieces.count() {
-            for g in pieces.global(b) {
-                let mut p = vec![K::Bits::default(); g.len()];
-                gpu.download(gpu.ptr(&a.keys) + (g.start * kb) as u64, &mut p)?;
-                for (k, p) in keys[at..at + g.len()].iter_mut().zip(p) {
-                    *k = K::from_bits(p.map(self.mode | DECODE));
+            // Every item once, while the device works: the buckets not yet
+            // in place from the runs on the GPU.
+            lanes.quiesce();
+            let mut at = starts[complete];
+            for b in complete..count {
+                for g in pieces.global(b) {
+                    let mut p = vec![K::Bits::default(); g.len()];
+                    gpu.download(gpu.ptr(&a.keys) + (g.start * kb) as u64, &mut p)?;
+                    for (k, p) in keys[at..at + g.len()].iter_mut().zip(p) {
+                        *k = K::from_bits(p.map(self.mode | DECODE));
+                    }
+                    if let Some(v) = vals.as_deref_mut() {
+                        gpu.download(a.vals_at(gpu, g.start), &mut v[at..at + g.len()])?;
+                    }
+                    at += g.len();
                 }
-                if let Some(v) = vals.as_deref_mut() {
-                    gpu.download(a.vals_at(gpu, g.start), &mut v[at..at + g.len()])?;
-                }
-                at += g.len();
             }
         }
-        Ok(())
+        r
     }
 
     /// The pass of both routes that merge buckets into place: while bucket
