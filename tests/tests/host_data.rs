@@ -6,9 +6,7 @@
 //! pinned slices copied directly, progress, and every fault: before the last
 //! pass the slices are untouched; a failed merge pass leaves every item
 //! exactly once. Limits the items fit once but not twice keep the sorted
-//! runs on the GPU and merge them a bucket at a time as they copy back;
-//! with no limit, several runs are merged a bucket at a time into a second
-//! copy, each copied back as soon as it is merged.
+//! runs on the GPU and merge them a bucket at a time as they copy back.
 
 use std::sync::Mutex;
 
@@ -30,7 +28,6 @@ warpsort_testkit::tests_main! {
         a_failed_merge_pass_keeps_every_item,
         beyond_the_gpu_at_scale,
         fitting_the_gpu_once,
-        runs_merged_on_the_gpu_bucket_by_bucket,
     ],
 }
 
@@ -484,46 +481,5 @@ fn fitting_the_gpu_once(g: &Gpu) {
         let mut k = input.clone();
         assert!(matches!(g.sort_host(&mut k, &o), Err(Error::Injected("upload"))));
         assert!(k == input, "a fault in the upload changed the keys");
-    }
-}
-
-/// On the GPU with several runs (16 MiB of items at least each): merged a
-/// bucket at a time, every order, keys and stable pairs, duplicates; a
-/// failed copy back leaves every item once.
-fn runs_merged_on_the_gpu_bucket_by_bucket(g: &Gpu) {
-    let n = (9 << 20) + 11;
-    for (dist, order, stable) in [
-        (Dist::Uniform, Order::Ascending, false),
-        (Dist::FewUnique, Order::Descending, true),
-        (Dist::Zipf, Order::Ascending, true),
-    ] {
-        let input: Vec<u32> = keys(dist, n, 23);
-        let vals: Vec<u64> = (0..n as u64).collect();
-        let o = HostOptions { sort: SortOptions { order, stable, ..Default::default() }, ..Default::default() };
-        check_keys(g, &input, &o, &format!("{dist:?} {order:?}"));
-        check_pairs(g, &input, &vals, &o, &format!("{dist:?} {order:?} stable={stable}"));
-    }
-    let input: Vec<u32> = keys(Dist::Uniform, n, 29);
-    let seen: Mutex<Vec<Progress>> = Mutex::new(Vec::new());
-    let record = |p: Progress| seen.lock().unwrap().push(p);
-    let mut v = input.clone();
-    g.sort_host(&mut v, &HostOptions { progress: Some(&record), ..Default::default() }).unwrap();
-    assert!(v.windows(2).all(|w| w[0] <= w[1]));
-    let seen = seen.into_inner().unwrap();
-    assert!(seen.iter().all(|p| matches!(p.phase, Phase::Upload | Phase::Download) && !p.out_of_core));
-    assert!(seen.windows(2).all(|w| w[0].phase != w[1].phase || w[0].done <= w[1].done), "progress goes back");
-    assert_eq!(seen.last().map(|p| (p.phase, p.done)), Some((Phase::Download, (n * 4) as u64)));
-    // A failed copy back: every item once.
-    let vals: Vec<u64> = (0..n as u64).collect();
-    for share in [0.0, 0.4, 0.999] {
-        let fault = |ib: usize| Some(Fault { phase: Phase::Download, after: ((n * ib) as f64 * share) as u64 });
-        let o = HostOptions { fault: fault(12), ..Default::default() };
-        let (mut k, mut v) = (input.clone(), vals.clone());
-        assert!(matches!(g.sort_pairs_host(&mut k, &mut v, &o), Err(Error::Injected("download"))));
-        assert!(same_items(&input, &vals, &k, &v), "fault at {share}: items lost or duplicated");
-        let o = HostOptions { fault: fault(4), ..Default::default() };
-        let mut k = input.clone();
-        assert!(matches!(g.sort_host(&mut k, &o), Err(Error::Injected("download"))));
-        assert!(same_items(&input, &vec![0u8; n], &k, &vec![0u8; n]), "keys lost at {share}");
     }
 }

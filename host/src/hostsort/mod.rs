@@ -3,9 +3,8 @@
 //! host-slice sorts go the same way).
 //!
 //! - `plan`: on the GPU (the items fit it twice: runs sorted as they
-//!   arrive, merged a bucket at a time into a second copy, each bucket
-//!   copied back as soon as it is merged; once: the runs kept there, merged
-//!   a bucket at a time as they copy back) or beyond it, the runs and buckets that fit the
+//!   arrive, merged; once: the runs kept there, merged a bucket at a time
+//!   as they copy back) or beyond it, the runs and buckets that fit the
 //!   memory limit, the buckets' splitters (`plan::splitters`, shared with
 //!   the distributed sort);
 //! - `run`: the two pipelines, over the handle's pinned staging rings
@@ -21,9 +20,9 @@
 //! device is lost), the error comes back and the slices are not sorted:
 //! beyond the GPU they then hold every input item exactly once (each key
 //! with its value), the merged buckets first, then the rest from the sorted
-//! runs kept in host memory; on the GPU (several runs) the rest is copied
-//! from the runs there while the device still works, and the items not yet
-//! copied back are lost with the device (as those of a single run are).
+//! runs kept in host memory; on the GPU the rest is copied from the runs
+//! there while the device still works (fitting once), and the items not
+//! yet copied back are lost with the device.
 
 pub(crate) mod plan;
 mod run;
