@@ -50,6 +50,41 @@ pub(crate) enum Store {
     Streaming,
 }
 
+impl Store {
+    /// Copies `s` into `d` (as long) with these stores.
+    fn copy(self, s: &[u8], d: &mut [u8]) {
+        match self {
+            Store::Cached => d.copy_from_slice(s),
+            Store::Streaming => copy_streaming(s, d),
+        }
+    }
+}
+
+/// Copies `s` into `d` (as long) with non-temporal stores where the CPU has
+/// them: the destination's lines are not read first nor kept in the caches
+/// (a third less memory traffic than a plain copy of data that is not read
+/// again soon).
+fn copy_streaming(s: &[u8], d: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        let head = d.as_ptr().align_offset(16).min(d.len());
+        d[..head].copy_from_slice(&s[..head]);
+        let body = (d.len() - head) / 16 * 16;
+        let (src, dst) = (s[head..head + body].as_ptr(), d[head..head + body].as_mut_ptr());
+        for i in (0..body).step_by(16) {
+            // SAFETY: SSE2 is part of x86_64; `i + 16 <= body` bytes of both
+            // ranges; `dst + i` is 16-byte aligned (`head` aligned it).
+            unsafe { _mm_stream_si128(dst.add(i).cast::<__m128i>(), _mm_loadu_si128(src.add(i).cast::<__m128i>())) };
+        }
+        // SAFETY: SSE2; orders the streaming stores before what follows.
+        unsafe { _mm_sfence() };
+        d[head + body..].copy_from_slice(&s[head + body..]);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    d.copy_from_slice(s);
+}
+
 /// Where chunk `c` of the queue copies from and to.
 struct Chunk {
     src: AtomicUsize,
@@ -267,11 +302,8 @@ impl Crew {
         let (s, d) = unsafe {
             (std::slice::from_raw_parts(src as *const u8, len), std::slice::from_raw_parts_mut(dst as *mut u8, len))
         };
-        if meta >> 48 & 1 == 1 {
-            super::staging::copy_streaming(s, d);
-        } else {
-            d.copy_from_slice(s);
-        }
+        let store = if meta >> 48 & 1 == 1 { Store::Streaming } else { Store::Cached };
+        store.copy(s, d);
         self.done[(meta >> 32 & 0xffff) as usize].fetch_add(1, Release);
     }
 
@@ -310,10 +342,7 @@ pub(crate) unsafe fn copy_now(src: *const u8, dst: *mut u8, len: usize, store: S
     }
     // SAFETY: the caller's contract.
     let (s, d) = unsafe { (std::slice::from_raw_parts(src, len), std::slice::from_raw_parts_mut(dst, len)) };
-    d.par_chunks_mut(GRAIN).zip(s.par_chunks(GRAIN)).for_each(|(d, s)| match store {
-        Store::Streaming => super::staging::copy_streaming(s, d),
-        Store::Cached => d.copy_from_slice(s),
-    });
+    d.par_chunks_mut(GRAIN).zip(s.par_chunks(GRAIN)).for_each(|(d, s)| store.copy(s, d));
 }
 
 #[cfg(test)]

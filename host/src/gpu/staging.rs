@@ -390,31 +390,6 @@ fn queue_dtoh(stream: &CudaStream, dst: usize, src: DevPtr, len: usize) -> Resul
     Ok(())
 }
 
-/// Copies `s` into `d` (as long) with non-temporal stores where the CPU has
-/// them: the destination's lines are not read first nor kept in the caches
-/// (a third less memory traffic than a plain copy of data that is not read
-/// again soon).
-pub(super) fn copy_streaming(s: &[u8], d: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-        let head = d.as_ptr().align_offset(16).min(d.len());
-        d[..head].copy_from_slice(&s[..head]);
-        let body = (d.len() - head) / 16 * 16;
-        let (src, dst) = (s[head..head + body].as_ptr(), d[head..head + body].as_mut_ptr());
-        for i in (0..body).step_by(16) {
-            // SAFETY: SSE2 is part of x86_64; `i + 16 <= body` bytes of both
-            // ranges; `dst + i` is 16-byte aligned (`head` aligned it).
-            unsafe { _mm_stream_si128(dst.add(i).cast::<__m128i>(), _mm_loadu_si128(src.add(i).cast::<__m128i>())) };
-        }
-        // SAFETY: SSE2; orders the streaming stores before what follows.
-        unsafe { _mm_sfence() };
-        d[head + body..].copy_from_slice(&s[head + body..]);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    d.copy_from_slice(s);
-}
-
 /// Whether host bytes `at..at + len` lie in one allocation the driver has
 /// pinned (cuMemHostAlloc, cudaHostRegister): those are copied directly.
 pub(crate) fn is_pinned(at: usize, len: usize) -> bool {
