@@ -5,7 +5,7 @@
 //! stream of its own, the other downloads on another, so both directions
 //! and the sort on the handle's stream overlap.
 //!
-//! A transfer is a job ([`Up`], [`Down`]) advanced by [`Lanes::step_up`] and
+//! A transfer is a job ([`Up`], [`Down`]) advanced by [`Lanes::step_ups`] and
 //! [`Lanes::step_down`], which never wait: each hands the crew the pieces
 //! that have a free slot, and queues the DMA of each piece the crew has
 //! finished (uploads), or has the crew copy out each piece whose DMA has
@@ -146,10 +146,36 @@ impl Lanes {
         Ok(self.down.stream.wait(event)?)
     }
 
+    /// Advances uploads without waiting, in order: each job takes slots
+    /// only once every piece of the jobs before it has one, so that pieces
+    /// and their DMAs go in the jobs' order (a job's upload ends before the
+    /// next one's, as its consumer, a run's sort, wants; stepped side by
+    /// side, jobs would share the slots and all end together). Returns as
+    /// soon as a job's last DMA is queued, so that an event the caller
+    /// records then marks that job's end alone. False once every piece's
+    /// DMA is queued.
+    pub fn step_ups(&mut self, ups: &mut [Up]) -> Result<bool> {
+        let mut before_done = true;
+        for u in ups.iter_mut() {
+            if u.pinned && !before_done {
+                // Its one DMA goes after every DMA before it.
+                break;
+            }
+            let was_done = u.done();
+            self.step_up(u)?;
+            // The jobs after one not handed out have no piece in flight.
+            if !u.handed() || (u.done() && !was_done) {
+                break;
+            }
+            before_done &= u.done();
+        }
+        Ok(ups.iter().any(|u| !u.done()))
+    }
+
     /// Advances `up` without waiting: queues the DMA of each of its pieces
     /// the crew has copied, and hands the crew the next pieces that have a
-    /// free slot. False once every piece's DMA is queued.
-    pub fn step_up(&mut self, up: &mut Up) -> Result<bool> {
+    /// free slot.
+    fn step_up(&mut self, up: &mut Up) -> Result<()> {
         let ring = &mut self.up;
         if up.pinned {
             // The caller's pinned memory: all of it in one copy.
@@ -157,19 +183,21 @@ impl Lanes {
                 queue_htod(&ring.stream, up.dst, up.src, up.len)?;
                 (up.at, up.queued) = (up.len, up.len);
             }
-            return Ok(false);
+            return Ok(());
         }
+        // The DMAs go in the order the pieces were handed out, whichever job
+        // they belong to: an event recorded after a job's last DMA then
+        // follows no piece of a later job.
         for i in ring.in_order() {
             let slot = &mut ring.slots[i];
-            if let Held::Filling { job, ticket, dst, len } = slot.held
-                && job == up.id
-                && crew_done(&mut self.crew, ticket)
-            {
-                queue_htod(&ring.stream, dst, slot.ptr as usize, len)?;
-                slot.used.record(&ring.stream)?;
-                slot.held = Held::Free;
-                up.queued += len;
+            let Held::Filling { job, ticket, dst, len } = slot.held else { continue };
+            if job != up.id || !crew_done(&mut self.crew, ticket) {
+                break;
             }
+            queue_htod(&ring.stream, dst, slot.ptr as usize, len)?;
+            slot.used.record(&ring.stream)?;
+            slot.held = Held::Free;
+            up.queued += len;
         }
         while up.at < up.len {
             let bytes = ring.bytes();
@@ -188,7 +216,7 @@ impl Lanes {
             ring.next = (ring.next + 1) % ring.slots.len();
         }
         self.settle();
-        Ok(up.queued < up.len)
+        Ok(())
     }
 
     /// Advances `down` without waiting: has the crew copy out each of its
@@ -246,10 +274,7 @@ impl Lanes {
     /// Runs jobs to their end, interleaved.
     pub fn run(&mut self, ups: &mut [Up], downs: &mut [Down]) -> Result<()> {
         loop {
-            let mut busy = false;
-            for u in ups.iter_mut() {
-                busy |= self.step_up(u)?;
-            }
+            let mut busy = self.step_ups(ups)?;
             for d in downs.iter_mut() {
                 busy |= self.step_down(d)?;
             }
@@ -329,6 +354,12 @@ impl Up {
     /// Whether every piece's DMA is queued.
     pub fn done(&self) -> bool {
         self.queued == self.len
+    }
+
+    /// Whether every piece has a slot (handed to the crew, or its DMA
+    /// queued): a later job may take slots from then on.
+    fn handed(&self) -> bool {
+        self.at == self.len
     }
 
     /// The share of the bytes whose DMAs are queued (1 when empty).

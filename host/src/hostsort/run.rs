@@ -409,29 +409,24 @@ impl Ctx<'_> {
         vals: Option<&[V]>,
     ) -> Result<()> {
         let gpu = self.gpu;
-        let mut jobs: Vec<Vec<Up>> = runs
-            .iter()
-            .map(|r| {
-                let mut ups = vec![Up::new(&keys[r.clone()], a.host_keys(gpu, r.start))];
-                if let Some(v) = vals {
-                    ups.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
-                }
-                ups
-            })
-            .collect();
+        // A run's jobs (its keys, then its values), run after run.
+        let per_run = 1 + vals.is_some() as usize;
+        let mut jobs: Vec<Up> = Vec::with_capacity(runs.len() * per_run);
+        for r in runs {
+            jobs.push(Up::new(&keys[r.clone()], a.host_keys(gpu, r.start)));
+            if let Some(v) = vals {
+                jobs.push(Up::new(&v[r.clone()], a.vals_at(gpu, r.start)));
+            }
+        }
         // Each run's upload finished (an event after its last DMA, recorded
-        // before any later run's DMA is queued), and the runs whose sort is
-        // queued.
+        // before any later run's DMA is queued: `Lanes::step_ups` queues
+        // them in order), and the runs whose sort is queued.
         let mut arrived: Vec<CudaEvent> = Vec::with_capacity(runs.len());
         let mut sorted = 0;
         while sorted < runs.len() {
-            for (i, ups) in jobs.iter_mut().enumerate().skip(arrived.len()) {
-                for u in ups.iter_mut() {
-                    lanes.step_up(u)?;
-                }
-                if i == arrived.len() && ups.iter().all(Up::done) {
-                    arrived.push(lanes.up_done()?);
-                }
+            lanes.step_ups(&mut jobs[arrived.len() * per_run..])?;
+            while arrived.len() < runs.len() && jobs[arrived.len() * per_run..][..per_run].iter().all(Up::done) {
+                arrived.push(lanes.up_done()?);
             }
             while sorted < arrived.len() {
                 self.sort_run(a, &runs[sorted], scratch, &arrived[sorted])?;
@@ -439,7 +434,7 @@ impl Ctx<'_> {
             }
             let queued: f64 = runs
                 .iter()
-                .zip(&jobs)
+                .zip(jobs.chunks(per_run))
                 .map(|(r, ups)| r.len() as f64 * ups.iter().map(Up::fraction).fold(1.0f64, f64::min))
                 .sum();
             self.report(Phase::Upload, queued as usize)?;
@@ -632,10 +627,7 @@ impl Ctx<'_> {
     ) -> Result<()> {
         let mut queued = false;
         loop {
-            let mut busy = false;
-            for u in ups.iter_mut() {
-                busy |= lanes.step_up(u)?;
-            }
+            let mut busy = lanes.step_ups(ups)?;
             if !queued && ups.iter().all(Up::done) {
                 queued = true;
                 uploaded(lanes)?;
