@@ -42,6 +42,28 @@ impl Gpu {
         Ok(())
     }
 
+    /// Queues the steps of `plan` that can run once runs `..=run` are in
+    /// place, sorted, in `bufs[0]` (every run before `run` given to an
+    /// earlier call): each step of round `r` merges from `bufs[r % 2]` into
+    /// `bufs[(r + 1) % 2]`, so the merged run ends in `bufs[rounds % 2]`.
+    pub(crate) fn merge_runs_after(
+        &self,
+        bufs: [&Items; 2],
+        plan: &MergeRunsPlan,
+        run: usize,
+        parts: DevPtr,
+    ) -> Result<()> {
+        if run == 0 {
+            self.check_plan(plan)?;
+        }
+        for (r, round) in plan.rounds.iter().enumerate() {
+            for (_, step) in round.iter().enumerate().filter(|&(i, _)| plan.last_run(r, i) == run) {
+                self.run_step(bufs[r % 2], bufs[(r + 1) % 2], step, plan, parts)?;
+            }
+        }
+        Ok(())
+    }
+
     fn run_step(&self, src: &Items, dst: &Items, step: &RunStep, plan: &MergeRunsPlan, parts: DevPtr) -> Result<()> {
         if !step.merges() {
             return self.copy_items(src, dst, step.at, step.len());

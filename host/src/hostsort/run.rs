@@ -347,7 +347,9 @@ impl Gpu {
 
 impl Ctx<'_> {
     /// On the GPU: each run copied up and sorted as it arrives (while the
-    /// next one copies), the runs merged, the items copied back.
+    /// next one copies), the runs merged as soon as both halves of a merge
+    /// are sorted (the last run's sort leaves its path to the root to
+    /// merge, not every round), the items copied back.
     fn in_core<K: SortKey, V: Payload>(
         &self,
         lanes: &mut Lanes,
@@ -366,14 +368,14 @@ impl Ctx<'_> {
         let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
         let parts = alloc_bytes(gpu.stream(), merge.map_or(8, |m| m.parts_bytes))?;
         lanes.up_after_stream(self.gpu.stream())?;
-        self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
+        let merge_ready = |r: usize| match (merge, &b) {
+            (Some(m), Some(b)) => gpu.merge_runs_after([&a.items(gpu, n), &b.items(gpu, n)], m, r, gpu.ptr(&parts)),
+            _ => Ok(()),
+        };
+        self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref(), merge_ready)?;
+        // Rounds alternate a -> b -> a ...
         let fin = match (merge, &b) {
-            (Some(m), Some(b)) => {
-                // Rounds alternate a -> b -> a ...: the last lands in `dst`.
-                let dst = if m.rounds.len() % 2 == 1 { b } else { &a };
-                gpu.merge_runs(&a.items(gpu, n), &b.items(gpu, n), &dst.items(gpu, n), m, gpu.ptr(&parts))?;
-                dst
-            }
+            (Some(m), Some(b)) if m.rounds.len() % 2 == 1 => b,
             _ => &a,
         };
         // Decode into `fin` (keys stored as fields into `a`'s raw copy).
@@ -396,9 +398,10 @@ impl Ctx<'_> {
     }
 
     /// Copies each run up into its place in `a` and queues its sort as it
-    /// arrives: the runs' pieces go to the staging in one stream (no pause
-    /// between runs), and a run's sort is queued once its last piece's DMA
-    /// is.
+    /// arrives, then `sorted_run(run)`: the runs' pieces go to the staging in
+    /// one stream (no pause between runs), and a run's sort is queued once
+    /// its last piece's DMA is.
+    #[allow(clippy::too_many_arguments)]
     fn upload_runs<K: SortKey, V: Payload>(
         &self,
         lanes: &mut Lanes,
@@ -407,6 +410,7 @@ impl Ctx<'_> {
         scratch: &mut Scratch,
         keys: &[K],
         vals: Option<&[V]>,
+        mut sorted_run: impl FnMut(usize) -> Result<()>,
     ) -> Result<()> {
         let gpu = self.gpu;
         // A run's jobs (its keys, then its values), run after run.
@@ -430,6 +434,7 @@ impl Ctx<'_> {
             }
             while sorted < arrived.len() {
                 self.sort_run(a, &runs[sorted], scratch, &arrived[sorted])?;
+                sorted_run(sorted)?;
                 sorted += 1;
             }
             let queued: f64 = runs
@@ -463,7 +468,7 @@ impl Ctx<'_> {
         {
             let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
             lanes.up_after_stream(self.gpu.stream())?;
-            self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref())?;
+            self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref(), |_| Ok(()))?;
         }
         let run_keys = |r: usize| gpu.ptr(&a.keys) + (runs[r].start * kb) as u64;
         let sizes: Vec<usize> = runs.iter().map(|r| r.len()).collect();

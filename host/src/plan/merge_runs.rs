@@ -37,6 +37,8 @@ impl RunStep {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct MergeRunsPlan {
     pub kind: ItemKind,
+    /// Runs merged.
+    pub runs: usize,
     pub rounds: Vec<Vec<RunStep>>,
     /// Outputs per thread, threads per block, outputs per block (window).
     pub outputs: u32,
@@ -73,6 +75,7 @@ impl MergeRunsPlan {
         let largest = rounds.iter().flatten().filter(|s| s.merges()).map(RunStep::len).max().unwrap_or(0);
         MergeRunsPlan {
             kind,
+            runs: lens.len(),
             rounds,
             outputs: r.outputs,
             threads: r.threads,
@@ -91,6 +94,14 @@ impl MergeRunsPlan {
         let cfg = MergeSortConfig { merge: MergeKernel::Block, ..Default::default() };
         let smallest = cfg.resolve(kind, 0, p).window();
         (items.div_ceil(smallest) + 1) * 8
+    }
+
+    /// The last input run step `step` of round `round` covers: it can run
+    /// once runs `..=` that one are in place (a host sort's runs, sorted as
+    /// they arrive, merge while the later ones copy up). Round `r`'s step
+    /// `i` covers runs `i * 2^(r+1)..(i + 1) * 2^(r+1)`.
+    pub fn last_run(&self, round: usize, step: usize) -> usize {
+        ((step + 1) << (round + 1)).min(self.runs) - 1
     }
 
     /// The merge of one step: its windows' partition and block merge.
@@ -129,6 +140,29 @@ mod tests {
         assert_eq!(steps(2), [(0, 15, 2)]);
         assert!(!plan.rounds[0][0].merges() && plan.rounds[0][1].merges());
         assert_eq!(plan.parts_bytes, (17usize.div_ceil(plan.window) + 1) * 8);
+        let lasts = |r: usize| (0..plan.rounds[r].len()).map(|i| plan.last_run(r, i)).collect::<Vec<_>>();
+        assert_eq!((lasts(0), lasts(1), lasts(2)), (vec![1, 3, 4], vec![3, 4], vec![4]));
+    }
+
+    /// Every step's inputs are complete once its last run is: the runs it
+    /// covers, laid one after another, are exactly its two inputs.
+    #[test]
+    fn a_step_covers_the_runs_before_its_last() {
+        for k in 1..20 {
+            let lens: Vec<usize> = (0..k).map(|i| 10 + i).collect();
+            let plan = MergeRunsPlan::new(ItemKind::U32, &lens, &HOPPER);
+            let starts: Vec<usize> = lens.iter().scan(0, |a, l| Some(std::mem::replace(a, *a + l))).collect();
+            for (r, round) in plan.rounds.iter().enumerate() {
+                let mut first = 0;
+                for (i, step) in round.iter().enumerate() {
+                    let last = plan.last_run(r, i);
+                    assert_eq!(step.at, starts[first], "k {k} round {r} step {i}");
+                    assert_eq!(step.len(), lens[first..=last].iter().sum::<usize>(), "k {k} round {r} step {i}");
+                    first = last + 1;
+                }
+                assert_eq!(first, k);
+            }
+        }
     }
 
     /// Storage for the partitions of merges of up to `items` items serves
