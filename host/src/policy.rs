@@ -86,6 +86,11 @@ pub(crate) struct Streaming {
     /// runs as they arrive, then merges them; beyond the GPU it cuts at least
     /// this many runs and buckets (copies overlap the sorts).
     pub runs: usize,
+    /// On the GPU, `runs` runs are cut in these proportions (where the
+    /// longest stays within the sort's length limit): the last ones short,
+    /// since the last run's sort and its merges are all of the sorting the
+    /// upload does not hide.
+    pub run_weights: [usize; 8],
     /// ... but no run shorter than this many bytes of items.
     pub min_run_bytes: usize,
     /// Device memory a host sort leaves free when the caller sets no limit
@@ -102,6 +107,7 @@ pub(crate) const STREAMING: Streaming = Streaming {
     slots: 16,
     slot_bytes: 4 << 20,
     runs: 8,
+    run_weights: [6, 6, 6, 6, 4, 2, 1, 1],
     min_run_bytes: 16 << 20,
     margin_bytes: 512 << 20,
     bucket_fill_eighths: 7,

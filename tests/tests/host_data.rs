@@ -73,8 +73,9 @@ fn sizes_around_every_boundary(g: &Gpu) {
             check_pairs(g, &input, &vals, &host(Order::Ascending, limit, SMALL_STAGING), "u32 pairs");
         }
     }
-    // In core, several runs merged (runs of at least 16 MiB of items).
-    for n in [(1 << 23) + 5, (1 << 24) + 3, 5 << 22] {
+    // In core, several runs merged as they are sorted (runs of at least 16
+    // MiB of items; eight, cut short at the end, from 128 MiB).
+    for n in [(1 << 23) + 5, (1 << 24) + 3, 5 << 22, (1 << 25) + 3] {
         let input: Vec<u32> = keys(Dist::Uniform, n, seed("host runs", n));
         check_keys(g, &input, &host(Order::Descending, None, 0), "u32 keys in runs");
         let vals: Vec<u32> = (0..n as u32).collect();

@@ -86,6 +86,21 @@ pub(crate) fn cut(n: usize, k: usize) -> Vec<Range<usize>> {
     (0..k).map(|i| i * n / k..(i + 1) * n / k).collect()
 }
 
+/// Cuts `n` items into runs in proportion to `weights`.
+pub(crate) fn cut_weighted(n: usize, weights: &[usize]) -> Vec<Range<usize>> {
+    let total: usize = weights.iter().sum();
+    let ends: Vec<usize> = weights
+        .iter()
+        .scan(0, |a, w| {
+            Some({
+                *a += w;
+                *a * n / total
+            })
+        })
+        .collect();
+    ends.iter().scan(0, |start, &end| Some(std::mem::replace(start, end)..end)).collect()
+}
+
 impl StreamPlan {
     /// The plan for `w` within `limit` bytes of device memory.
     pub fn new(opts: &SortOptions, w: Work, limit: usize, p: &Policy) -> Result<Self> {
@@ -93,7 +108,10 @@ impl StreamPlan {
         let longest_run = if opts.stable { crate::api::sort::STABLE_MAX_LEN } else { usize::MAX };
         // On the GPU: the items, a second copy to merge into, the runs' sort.
         let k = (n * ib / STREAMING.min_run_bytes.max(1)).clamp(1, STREAMING.runs).max(n.div_ceil(longest_run));
-        let runs = cut(n, k);
+        let weights = &STREAMING.run_weights;
+        let longest_weighted = (n * weights.iter().max().unwrap_or(&1)).div_ceil(weights.iter().sum());
+        let weighted = k == weights.len() && longest_weighted <= longest_run;
+        let runs = if weighted { cut_weighted(n, weights) } else { cut(n, k) };
         let longest = runs.iter().map(|r| r.len()).max().unwrap_or(0);
         let temp = run_temp(opts, &w, longest, p)?;
         let merge = (k > 1).then(|| MergeRunsPlan::new(w.kind, &runs.iter().map(|r| r.len()).collect::<Vec<_>>(), p));
@@ -238,6 +256,30 @@ mod tests {
         // Too small a limit: refused, saying what is needed.
         let e = StreamPlan::new(&opts, w, 4096, &HOPPER).unwrap_err();
         assert!(matches!(e, Error::MemoryLimit { limit: 4096, needed } if needed > 4096), "{e:?}");
+    }
+
+    /// Runs on the GPU are cut in `run_weights`' proportions, one after
+    /// another over every item; a stable sort whose longest weighted run
+    /// would pass its length limit cuts them even.
+    #[test]
+    fn runs_on_the_gpu_end_short() {
+        let opts = SortOptions::default();
+        for n in [1 << 26, (1 << 26) + 7, 3 << 28] {
+            let p = StreamPlan::new(&opts, work(n, 4, 0), 1 << 50, &HOPPER).unwrap();
+            let Route::InCore { runs, .. } = &p.route else { panic!("{p:?}") };
+            let total: usize = STREAMING.run_weights.iter().sum();
+            assert_eq!(runs.len(), STREAMING.run_weights.len());
+            assert_eq!((runs[0].start, runs[runs.len() - 1].end), (0, n));
+            for (r, w) in runs.iter().zip(STREAMING.run_weights) {
+                assert!(r.len().abs_diff(n * w / total) <= 1, "{n}: {r:?} for weight {w}");
+            }
+            assert!(runs.windows(2).all(|p| p[0].end == p[1].start));
+        }
+        let stable = SortOptions { stable: true, ..Default::default() };
+        let n = 8 * crate::api::sort::STABLE_MAX_LEN;
+        let p = StreamPlan::new(&stable, work(n, 4, 0), 1 << 62, &HOPPER).unwrap();
+        let Route::InCore { runs, .. } = &p.route else { panic!("{p:?}") };
+        assert!(runs.iter().all(|r| r.len() == n / 8), "{runs:?}");
     }
 
     #[test]
