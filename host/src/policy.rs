@@ -90,7 +90,7 @@ pub(crate) struct Streaming {
     /// longest stays within the sort's length limit): the last ones short,
     /// since the last run's sort and its merges are all of the sorting the
     /// upload does not hide.
-    pub run_weights: [usize; 8],
+    pub run_weights: [usize; RUNS],
     /// ... but no run shorter than this many bytes of items.
     pub min_run_bytes: usize,
     /// Device memory a host sort leaves free when the caller sets no limit
@@ -103,10 +103,14 @@ pub(crate) struct Streaming {
     pub samples_per_bucket: usize,
 }
 
+/// Runs (and at least as many buckets) of a host sort: `Streaming::runs`,
+/// and the length of `Streaming::run_weights`.
+const RUNS: usize = 8;
+
 pub(crate) const STREAMING: Streaming = Streaming {
     slots: 16,
     slot_bytes: 4 << 20,
-    runs: 8,
+    runs: RUNS,
     run_weights: [6, 6, 6, 6, 4, 2, 1, 1],
     min_run_bytes: 16 << 20,
     margin_bytes: 512 << 20,

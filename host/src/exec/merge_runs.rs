@@ -45,7 +45,8 @@ impl Gpu {
     /// Queues the steps of `plan` that can run once runs `..=run` are in
     /// place, sorted, in `bufs[0]` (every run before `run` given to an
     /// earlier call): each step of round `r` merges from `bufs[r % 2]` into
-    /// `bufs[(r + 1) % 2]`, so the merged run ends in `bufs[rounds % 2]`.
+    /// `bufs[(r + 1) % 2]`, so the merged run ends in
+    /// `bufs[plan.ends_in()]`.
     pub(crate) fn merge_runs_after(
         &self,
         bufs: [&Items; 2],
@@ -57,8 +58,10 @@ impl Gpu {
             self.check_plan(plan)?;
         }
         for (r, round) in plan.rounds.iter().enumerate() {
-            for (_, step) in round.iter().enumerate().filter(|&(i, _)| plan.last_run(r, i) == run) {
-                self.run_step(bufs[r % 2], bufs[(r + 1) % 2], step, plan, parts)?;
+            for (i, step) in round.iter().enumerate() {
+                if plan.last_run(r, i) == run {
+                    self.run_step(bufs[r % 2], bufs[(r + 1) % 2], step, plan, parts)?;
+                }
             }
         }
         Ok(())

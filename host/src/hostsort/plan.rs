@@ -83,22 +83,21 @@ pub(crate) fn run_temp(opts: &SortOptions, w: &Work, len: usize, p: &Policy) -> 
 
 /// Cuts `n` items into `k` runs as even as can be.
 pub(crate) fn cut(n: usize, k: usize) -> Vec<Range<usize>> {
-    (0..k).map(|i| i * n / k..(i + 1) * n / k).collect()
+    cut_weighted(n, &vec![1; k])
 }
 
 /// Cuts `n` items into runs in proportion to `weights`.
 pub(crate) fn cut_weighted(n: usize, weights: &[usize]) -> Vec<Range<usize>> {
     let total: usize = weights.iter().sum();
-    let ends: Vec<usize> = weights
+    let (mut sum, mut start) = (0, 0);
+    weights
         .iter()
-        .scan(0, |a, w| {
-            Some({
-                *a += w;
-                *a * n / total
-            })
+        .map(|w| {
+            sum += w;
+            let end = sum * n / total;
+            std::mem::replace(&mut start, end)..end
         })
-        .collect();
-    ends.iter().scan(0, |start, &end| Some(std::mem::replace(start, end)..end)).collect()
+        .collect()
 }
 
 impl StreamPlan {

@@ -373,9 +373,8 @@ impl Ctx<'_> {
             _ => Ok(()),
         };
         self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref(), merge_ready)?;
-        // Rounds alternate a -> b -> a ...
         let fin = match (merge, &b) {
-            (Some(m), Some(b)) if m.rounds.len() % 2 == 1 => b,
+            (Some(m), Some(b)) if m.ends_in() == 1 => b,
             _ => &a,
         };
         // Decode into `fin` (keys stored as fields into `a`'s raw copy).

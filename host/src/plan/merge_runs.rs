@@ -104,6 +104,12 @@ impl MergeRunsPlan {
         ((step + 1) << (round + 1)).min(self.runs) - 1
     }
 
+    /// Which of two buffers the merged run ends in when rounds alternate
+    /// between them, the runs starting in the first (0) or the second (1).
+    pub fn ends_in(&self) -> usize {
+        self.rounds.len() % 2
+    }
+
     /// The merge of one step: its windows' partition and block merge.
     pub fn shapes(&self, step: &RunStep) -> (Shape, Shape) {
         let windows = step.len().div_ceil(self.window);
