@@ -78,6 +78,14 @@ pub enum Error {
         /// Bytes asked for.
         requested: usize,
     },
+    /// A copy between a device buffer and host items of different lengths
+    /// ([`Gpu::copy_to_host`](crate::Gpu::copy_to_host)).
+    CopyLength {
+        /// Items in the device buffer.
+        device: usize,
+        /// Items in the host slice.
+        host: usize,
+    },
     /// A fault injected by a test (`HostOptions::fault`), in this phase.
     #[doc(hidden)]
     Injected(&'static str),
@@ -160,6 +168,11 @@ impl fmt::Display for Error {
                  HostOptions::staging_bytes, free pinned memory, or raise the locked-memory limit (ulimit -l)",
                 requested.div_ceil(MIB)
             ),
+            Error::CopyLength { device, host } => write!(
+                f,
+                "a copy between {device} device items and {host} host items: pass a host slice as long as the \
+                 device buffer"
+            ),
             Error::Injected(phase) => write!(f, "fault injected by a test in the {phase} phase"),
             Error::Driver(e) => write!(
                 f,
@@ -219,8 +232,10 @@ mod tests {
             Error::ForeignContext { what: "keys" },
             Error::OutOfMemory { requested: 64 << 20, free: 1 << 20 },
             Error::Driver(cudarc::driver::DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED)),
+            Error::CopyLength { device: 4, host: 3 },
         ];
-        let advice = ["install", "check", "update", "pass", "use", "split", "unsupported", "allocate", "free", "open"];
+        let advice =
+            ["install", "check", "update", "pass", "use", "split", "unsupported", "allocate", "free", "open", "pass"];
         for (e, word) in all.iter().zip(advice) {
             let m = e.to_string();
             assert!(m.to_lowercase().contains(word), "{e:?}: {m}");

@@ -7,6 +7,8 @@
 //! pass the slices are untouched; a failed merge pass leaves every item
 //! exactly once. Limits the items fit once but not twice keep the sorted
 //! runs on the GPU and merge them a bucket at a time as they copy back.
+//! The staged copies alone (`Gpu::copy_to_device`, `Gpu::copy_to_host`) go
+//! both ways at every size around a slot and past the ring.
 
 use std::sync::Mutex;
 
@@ -28,6 +30,7 @@ warpsort_testkit::tests_main! {
         a_failed_merge_pass_keeps_every_item,
         beyond_the_gpu_at_scale,
         fitting_the_gpu_once,
+        staged_copies_both_ways,
     ],
 }
 
@@ -482,5 +485,45 @@ fn fitting_the_gpu_once(g: &Gpu) {
         let mut k = input.clone();
         assert!(matches!(g.sort_host(&mut k, &o), Err(Error::Injected("upload"))));
         assert!(k == input, "a fault in the upload changed the keys");
+    }
+}
+
+/// `Gpu::copy_to_device` and `Gpu::copy_to_host`: bytes and words to the GPU
+/// and back through the staging (sizes around a 4 MiB slot and past the ring
+/// of sixteen), and straight from and to pinned memory; each copy follows
+/// the work queued on the handle's stream; a host slice of another length
+/// is refused before anything moves.
+fn staged_copies_both_ways(g: &Gpu) {
+    let slot = 4 << 20;
+    let byte = |i: usize| (i.wrapping_mul(2_654_435_761) >> 13) as u8;
+    for n in [0, 1, 33, slot - 1, slot, slot + 1, 16 * slot + 4099] {
+        let data: Vec<u8> = (0..n).map(byte).collect();
+        let d = g.copy_to_device(&data).unwrap();
+        assert_eq!(g.stream().clone_dtoh(&d).unwrap(), data, "bytes up, n={n}");
+        let mut back = vec![0u8; n];
+        g.copy_to_host(&d, &mut back).unwrap();
+        assert!(back == data, "bytes down, n={n}");
+    }
+    for n in [1, slot / 8 - 1, slot / 8 + 1, 17 * slot / 8 + 3] {
+        let input: Vec<u64> = keys(Dist::Uniform, n, seed("staged copies", n));
+        let mut want = input.clone();
+        cpu::sort(&mut want, Order::Ascending);
+        // Pageable both ways, the sort between them on the handle's stream.
+        let mut d = g.copy_to_device(&input).unwrap();
+        g.sort(&mut d).unwrap();
+        let mut back = vec![0u64; n];
+        g.copy_to_host(&d, &mut back).unwrap();
+        assert!(back == want, "u64 sorted between the copies, n={n}");
+        // Pinned both ways: copied directly.
+        let from = pinned(g, &input);
+        let d = g.copy_to_device(from.as_slice().unwrap()).unwrap();
+        let mut to = pinned(g, &vec![0u64; n]);
+        g.copy_to_host(&d, to.as_mut_slice().unwrap()).unwrap();
+        assert!(to.as_slice().unwrap() == &input[..], "u64 pinned both ways, n={n}");
+        // A host slice one longer: refused, left as it was.
+        let mut longer = vec![7u64; n + 1];
+        let e = g.copy_to_host(&d, &mut longer).unwrap_err();
+        assert!(matches!(e, Error::CopyLength { device, host } if device == n && host == n + 1), "{e}");
+        assert!(longer.iter().all(|&x| x == 7), "a refused copy wrote into the slice");
     }
 }

@@ -29,6 +29,8 @@ mod run;
 
 use std::fmt;
 
+use cudarc::driver::{CudaSlice, DeviceRepr};
+
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::key::{Payload, SortIndex, SortKey};
@@ -202,5 +204,42 @@ impl Gpu {
     /// ```
     pub fn argsort_host<K: SortKey, I: SortIndex>(&self, keys: &[K], opts: &HostOptions) -> Result<Vec<I>> {
         self.host_argsort(keys, opts)
+    }
+
+    /// Copies host items into a new device buffer at the bus's speed, as
+    /// the host sorts do: pageable memory through the handle's pinned
+    /// staging (pieces copied on all cores while the copy engine moves the
+    /// ones before), pinned memory directly. The copy follows the work
+    /// queued on the handle's stream, and has landed when this returns.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let keys: Vec<u32> = (0..1 << 20).rev().collect();
+    /// let mut d = gpu.copy_to_device(&keys)?;
+    /// gpu.sort(&mut d)?;
+    /// let mut back = vec![0u32; keys.len()];
+    /// gpu.copy_to_host(&d, &mut back)?;
+    /// assert!(back.is_sorted());
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn copy_to_device<T: DeviceRepr + Copy>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        self.upload_staged(host)
+    }
+
+    /// Copies a device buffer into host items of the same length at the
+    /// bus's speed (see [`Gpu::copy_to_device`]), after the work queued on
+    /// the handle's stream. [`Error::LengthMismatch`](crate::Error) if the
+    /// lengths differ, before anything moves.
+    ///
+    /// ```no_run
+    /// let gpu = warpsort::Gpu::new()?;
+    /// let d = gpu.copy_to_device(&[3u64, 1, 2])?;
+    /// let mut back = [0u64; 3];
+    /// gpu.copy_to_host(&d, &mut back)?;
+    /// assert_eq!(back, [3, 1, 2]);
+    /// # Ok::<(), warpsort::Error>(())
+    /// ```
+    pub fn copy_to_host<T: DeviceRepr + Copy>(&self, dev: &CudaSlice<T>, host: &mut [T]) -> Result<()> {
+        self.download_staged(dev, host)
     }
 }

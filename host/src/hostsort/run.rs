@@ -307,7 +307,9 @@ impl Gpu {
 
     /// Host items copied into a new device buffer through the handle's
     /// pinned staging (pageable memory on all cores, pinned memory
-    /// directly); the handle's stream waits for the copy.
+    /// directly), after the work on the handle's stream; returns once the
+    /// copy has landed (a pinned `host` is read by the DMAs themselves), and
+    /// the handle's stream waits for it too.
     pub(crate) fn upload_staged<T: DeviceRepr + Copy>(&self, host: &[T]) -> Result<CudaSlice<T>> {
         let mut staging = self.staging(0)?;
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
@@ -317,7 +319,9 @@ impl Gpu {
             let d = unsafe { crate::gpu::scratch::alloc_items::<T>(self.stream(), host.len()) }?;
             lanes.up_after_stream(self.stream())?;
             lanes.run(&mut [Up::new(host, self.ptr(&d))], &mut [])?;
-            self.stream().wait(&lanes.up_done()?)?;
+            let landed = lanes.up_done()?;
+            self.stream().wait(&landed)?;
+            landed.synchronize()?;
             Ok(d)
         })();
         if r.is_err() {
@@ -329,7 +333,9 @@ impl Gpu {
     /// A device buffer copied into host items (as long) through the
     /// handle's pinned staging, after the work queued on its stream.
     pub(crate) fn download_staged<T: DeviceRepr + Copy>(&self, dev: &CudaSlice<T>, host: &mut [T]) -> Result<()> {
-        same_len(dev.len(), host.len())?;
+        if dev.len() != host.len() {
+            return Err(Error::CopyLength { device: dev.len(), host: host.len() });
+        }
         let mut staging = self.staging(0)?;
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
         let r = (|| {

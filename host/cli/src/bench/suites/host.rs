@@ -1,6 +1,7 @@
 //! The host suites: sorts of host memory end to end (`Gpu::sort_host`,
 //! `Gpu::sort_pairs_host`) beside the bound the pinned copies set (one round
-//! trip of the same bytes, each way timed alone) and rayon's
+//! trip of the same bytes, each way timed alone), the same round trip of
+//! pageable bytes through the staging alone and by plain copies, and rayon's
 //! `par_sort_unstable` on all cores (`host`); and data beyond the GPU's
 //! memory (`outofcore`), its time per phase beside the copy bound of its
 //! passes over the bus (two beyond the GPU, one when the items fit it once). Every result is checked on the CPU: sorted, and the same multiset
@@ -38,6 +39,35 @@ fn copy_bound(b: &Bench, bytes: usize, reps: usize) -> Result<(f64, f64)> {
         down.push(t.elapsed().as_secs_f64() * 1e3);
     }
     Ok((median(up[1..].to_vec()), median(down[1..].to_vec())))
+}
+
+/// What the machine's copies of pageable memory allow: round trips of the
+/// same pageable bytes through the handle's staging (`Gpu::copy_to_device`,
+/// `Gpu::copy_to_host`), and through plain pageable copies (cudarc's
+/// `clone_htod`, `memcpy_dtoh`): the medians of `reps` (ms), each checked.
+fn staged_round_trip(b: &Bench, bytes: usize, reps: usize) -> Result<((f64, bool), (f64, bool))> {
+    let host: Vec<u64> = uniform_u64(bytes / 8);
+    let mut back = vec![0u64; host.len()];
+    let (mut staged, mut plain) = (Vec::new(), Vec::new());
+    let (mut staged_ok, mut plain_ok) = (true, true);
+    let s = b.gpu.stream();
+    for _ in 0..reps + 1 {
+        back.fill(0);
+        let t = Instant::now();
+        let d = b.gpu.copy_to_device(&host)?;
+        b.gpu.copy_to_host(&d, &mut back)?;
+        staged.push(t.elapsed().as_secs_f64() * 1e3);
+        staged_ok &= back == host;
+        drop(d);
+        back.fill(0);
+        let t = Instant::now();
+        let d = s.clone_htod(&host)?;
+        s.memcpy_dtoh(&d, &mut back)?;
+        s.synchronize()?;
+        plain.push(t.elapsed().as_secs_f64() * 1e3);
+        plain_ok &= back == host;
+    }
+    Ok(((median(staged[1..].to_vec()), staged_ok), (median(plain[1..].to_vec()), plain_ok)))
 }
 
 /// A multiset fingerprint of keys (and values), order-free.
@@ -95,6 +125,7 @@ fn host_case<K: FromHash>(b: &mut Bench, n: usize, pairs: bool) -> Result<()> {
     let reps = b.opts.reps().min(5);
     let (up, down) = copy_bound(b, bytes, reps)?;
     let bound = up + down;
+    let ((staged, staged_ok), (plain, plain_ok)) = staged_round_trip(b, bytes, reps)?;
     let want = fingerprint(&keys, pairs.then_some(&vals[..]));
     let mut times = Vec::new();
     let mut ok = true;
@@ -155,6 +186,8 @@ fn host_case<K: FromHash>(b: &mut Bench, n: usize, pairs: bool) -> Result<()> {
         println!("          pinned keys: {:.0}% of the copy bound", 100.0 * bound / pms);
     }
     b.report.push(row("pinned-copy-bound", bound, true));
+    b.report.push(row("staged-copy-round-trip", staged, staged_ok));
+    b.report.push(row("pageable-copy-round-trip", plain, plain_ok));
     // rayon on all cores, and std at the smallest size.
     let rayon_ms = if pairs {
         let mut p: Vec<(K, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
@@ -186,6 +219,12 @@ fn host_case<K: FromHash>(b: &mut Bench, n: usize, pairs: bool) -> Result<()> {
         gbs(down),
         100.0 * bound / ms,
         rayon_ms / ms
+    );
+    println!(
+        "          the same bytes' round trip alone: staged {staged:.2} ms ({:.0}% of the copy bound; the sort reached {:.0}% of its rate), plain pageable copies {plain:.2} ms ({:.0}%)",
+        100.0 * bound / staged,
+        100.0 * staged / ms,
+        100.0 * bound / plain
     );
     println!("          phases of the first run: {}", phases.into_inner().unwrap().line());
     Ok(())
