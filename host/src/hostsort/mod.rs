@@ -228,8 +228,8 @@ impl Gpu {
 
     /// Copies a device buffer into host items of the same length at the
     /// bus's speed (see [`Gpu::copy_to_device`]), after the work queued on
-    /// the handle's stream. [`Error::LengthMismatch`](crate::Error) if the
-    /// lengths differ, before anything moves.
+    /// the handle's stream. [`Error::CopyLength`](crate::Error::CopyLength)
+    /// if the lengths differ, before anything moves.
     ///
     /// ```no_run
     /// let gpu = warpsort::Gpu::new()?;
