@@ -185,6 +185,30 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     parts: *const u64,
     samples: Samples<K, V>,
 ) {
+    // SAFETY: the caller's contract; the grid covers the pass from tile 0.
+    unsafe { merge_tiles::<K, V, N>(src, dst, n, run, split, parts, 0, samples) }
+}
+
+/// [`merge_pass`] over tiles `first..first + gridDim` of the pass only: a
+/// merge launched a range of tiles at a time, each range's outputs ready
+/// when its launch is done (a host sort's last merge, copied back a range
+/// at a time).
+///
+/// # Safety
+/// As [`merge_pass`], with `parts` the whole pass's partition; tiles
+/// `first..first + gridDim` lie within the pass.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn merge_tiles<K: Key, V: Word, const N: usize>(
+    src: Items<K, V>,
+    dst: Items<K, V>,
+    n: u64,
+    run: u64,
+    split: u64,
+    parts: *const u64,
+    first: u64,
+    samples: Samples<K, V>,
+) {
     const { assert!(N.is_power_of_two() && N <= WARP_SIZE as usize) };
     crate::arch::chain_launch();
     let pass = Pass { n: n as usize, run: run as usize, split: split as usize };
@@ -192,7 +216,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     let per = N as u32;
     let tile = threads * per;
     let t = thread_idx();
-    let b = block_idx() as usize;
+    let b = first as usize + block_idx() as usize;
     let o = b * tile as usize;
     let (a_begin, a_end, b_end) = pass.pair(o);
     // Tile-local counts fit in u32 (a tile is at most 1024 * 16 items).
@@ -364,6 +388,11 @@ macro_rules! entries {
                         concat!(crate::kernel_name!(block_merge), $w, "_", stringify!($sfx)),
                         /// One block-merge pass over merge-path tiles of `blockDim * N` outputs.
                         fn pass<$K, $V>(n: u64, run: u64, split: u64, parts: *mut u64) + samples => merge_pass::<$K, $V, $n>
+                    );
+                    src_dst_kernel!(
+                        concat!(crate::kernel_name!(block_merge_from), $w, "_", stringify!($sfx)),
+                        /// The same pass over tiles `first..first + gridDim` only.
+                        fn pass_from<$K, $V>(n: u64, run: u64, split: u64, parts: *mut u64, first: u64) + samples => merge_tiles::<$K, $V, $n>
                     );
                 };
             }

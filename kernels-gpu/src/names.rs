@@ -43,6 +43,9 @@ macro_rules! kernel_name {
     (block_merge) => {
         "block_merge"
     };
+    (block_merge_from) => {
+        "block_merge_from"
+    };
     (merge_pass) => {
         "merge_pass"
     };
@@ -177,6 +180,8 @@ names! {
     MERGE_PARTITION = merge_partition;
     /// A block-merge pass (width: outputs per thread).
     BLOCK_MERGE = block_merge;
+    /// A block-merge pass over a range of its tiles (width: outputs per thread).
+    BLOCK_MERGE_FROM = block_merge_from;
     /// A warp bitonic merge pass (width: the window).
     MERGE_PASS = merge_pass;
     /// Segments of up to 256 items, several per warp.

@@ -144,6 +144,25 @@ impl Kernel for BlockMerge<'_> {
     }
 }
 
+/// `block_merge_from{k}_*` (device `block_merge::merge_tiles`): the
+/// [`BlockMerge`] pass over tiles `first..` only, as many as the launch's
+/// grid: a merge queued a range of tiles at a time.
+pub(crate) struct BlockMergeFrom<'a> {
+    pub merge: BlockMerge<'a>,
+    pub first: usize,
+}
+
+impl Kernel for BlockMergeFrom<'_> {
+    fn id(&self) -> KernelId {
+        KernelId::with_width(Family::BlockMergeFrom, self.merge.outputs, self.merge.src.kind)
+    }
+    fn params(&self) -> Vec<Param> {
+        let m = &self.merge;
+        let scalars = [u64(m.src.n), u64(m.run), u64(m.split), Param::Ptr(m.parts), u64(self.first)];
+        [&items(m.src)[..], &items(m.dst), &scalars, &samples(m.samples)].concat()
+    }
+}
+
 /// `merge_pass{w}_*` (device `warp_merge::merge_pass`): one merge pass, a
 /// warp per window of `window` outputs, bitonic-merged in registers.
 pub(crate) struct WarpMergePass<'a> {

@@ -65,6 +65,8 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         all.push(Box::new(MergePartition { items: it, samples: s, run: 1, split: 1, window: 2, parts: 3 }));
         for outputs in BLOCK_MERGE_KEYS_PER_THREAD {
             all.push(Box::new(BlockMerge { outputs, src: it, dst: it, run: 1, split: 1, parts: 2, samples: s }));
+            let merge = BlockMerge { outputs, src: it, dst: it, run: 1, split: 1, parts: 2, samples: s };
+            all.push(Box::new(BlockMergeFrom { merge, first: 3 }));
         }
         for k in MERGE_KEYS_PER_LANE {
             all.push(Box::new(WarpMergePass { window: WARP_SIZE * k, src: it, dst: it, run: 1, parts: 2 }));

@@ -4,6 +4,8 @@
 //! runs' order (a stable merge), each a merge-path partition and a block
 //! merge of one pair split where the second run starts.
 
+use std::ops::Range;
+
 use super::{Launch, Launches};
 use crate::launch::{Family, ItemKind, KernelId, Shape};
 use crate::options::{MergeKernel, MergeSortConfig};
@@ -114,11 +116,32 @@ impl MergeRunsPlan {
     pub fn shapes(&self, step: &RunStep) -> (Shape, Shape) {
         let windows = step.len().div_ceil(self.window);
         let partition = Shape::covering(windows, self.partition_threads, i32::MAX as u32);
-        (partition, Shape::new(windows as u32, self.threads).with_smem(self.smem))
+        (partition, self.merge_shape(windows))
+    }
+
+    /// A block merge of `windows` windows (a block each).
+    pub fn merge_shape(&self, windows: usize) -> Shape {
+        Shape::new(windows as u32, self.threads).with_smem(self.smem)
+    }
+
+    /// `step`'s windows cut into `k` ranges of whole windows (fewer where
+    /// it has fewer windows), each with the items it writes (from the
+    /// step's start): a merge launched a range at a time (a host sort's
+    /// root, copied back as each range is merged).
+    pub fn ranges(&self, step: &RunStep, k: usize) -> Vec<(Range<usize>, Range<usize>)> {
+        let (n, windows) = (step.len(), step.len().div_ceil(self.window));
+        let k = k.clamp(1, windows.max(1));
+        let cut = |i: usize| i * windows / k;
+        (0..k).map(|i| (cut(i)..cut(i + 1), (cut(i) * self.window).min(n)..(cut(i + 1) * self.window).min(n))).collect()
     }
 
     pub fn merge_kernel(&self) -> KernelId {
         KernelId::with_width(Family::BlockMerge, self.outputs, self.kind)
+    }
+
+    /// The merge over a range of its windows ([`MergeRunsPlan::ranges`]).
+    pub fn range_merge_kernel(&self) -> KernelId {
+        KernelId::with_width(Family::BlockMergeFrom, self.outputs, self.kind)
     }
 }
 
@@ -128,6 +151,7 @@ impl Launches for MergeRunsPlan {
         let (partition, merge) = self.shapes(&probe);
         out.push((KernelId::new(Family::MergePartition, self.kind), partition));
         out.push((self.merge_kernel(), merge));
+        out.push((self.range_merge_kernel(), merge));
     }
 }
 
@@ -190,6 +214,35 @@ mod tests {
         let items = (1 << 20) + 4096;
         let old = MergeRunsPlan::new(ItemKind::U32, &[items / 2, items - items / 2], &HOPPER).parts_bytes;
         assert!(MergeRunsPlan::new(ItemKind::U32, &[1 << 19, 1 << 19], &HOPPER).parts_bytes > old);
+    }
+
+    /// The root's ranges cover its windows and its items once each, in
+    /// order, none empty, whatever the count asked for.
+    #[test]
+    fn the_root_ranges_cover_the_last_merge_once() {
+        for kind in [ItemKind::U32, ItemKind::U64U32] {
+            for lens in
+                [vec![1, 1], vec![5, 0, 7, 3, 2], vec![1 << 20, 3 << 18, 12345, 1 << 19], vec![6 << 20, 2 << 20]]
+            {
+                let plan = MergeRunsPlan::new(kind, &lens, &HOPPER);
+                let n: usize = lens.iter().sum();
+                let root = plan.rounds.last().unwrap()[0];
+                assert_eq!((root.at, root.len()), (0, n));
+                for k in [1, 3, 8, 1 << 20] {
+                    let ranges = plan.ranges(&root, k);
+                    let windows = n.div_ceil(plan.window);
+                    assert_eq!(ranges.len(), k.min(windows), "{kind:?} {lens:?} k {k}");
+                    let (mut w, mut i) = (0, 0);
+                    for (tiles, items) in &ranges {
+                        assert!(!tiles.is_empty() && !items.is_empty());
+                        assert_eq!((tiles.start, items.start), (w, i));
+                        assert_eq!(items.start, tiles.start * plan.window);
+                        (w, i) = (tiles.end, items.end);
+                    }
+                    assert_eq!((w, i), (windows, n), "{kind:?} {lens:?} k {k}");
+                }
+            }
+        }
     }
 
     #[test]
