@@ -93,6 +93,10 @@ pub(crate) struct Streaming {
     pub run_weights: [usize; RUNS],
     /// ... but no run shorter than this many bytes of items.
     pub min_run_bytes: usize,
+    /// On the GPU, the last merge (all of the items) is launched in this
+    /// many ranges of its windows, each copied back as soon as it is
+    /// merged, so that the copy back does not wait for the whole merge.
+    pub root_ranges: usize,
     /// Device memory a host sort leaves free when the caller sets no limit
     /// (at most an eighth of what is free).
     pub margin_bytes: usize,
@@ -113,6 +117,7 @@ pub(crate) const STREAMING: Streaming = Streaming {
     runs: RUNS,
     run_weights: [6, 6, 6, 6, 4, 2, 1, 1],
     min_run_bytes: 16 << 20,
+    root_ranges: 8,
     margin_bytes: 512 << 20,
     bucket_fill_eighths: 7,
     samples_per_bucket: 64,

@@ -90,6 +90,18 @@ fn sizes_around_every_boundary(g: &Gpu) {
             "stable pairs in runs",
         );
     }
+    // The last merge copied back a range at a time: keys decoded a range
+    // at a time from their patterns (floats) and into the caller's layout
+    // (16-bit keys, stored as fields), 16-byte items, eight runs each.
+    let n = (1 << 24) + 3;
+    let input: Vec<i16> = keys(Dist::Uniform, (1 << 25) + 3, seed("host runs i16", n));
+    check_keys(g, &input, &host(Order::Descending, None, 0), "i16 keys in runs");
+    let input: Vec<f64> = keys(Dist::Gaussian, n, seed("host runs f64", n));
+    let vals: Vec<u64> = (0..n as u64).collect();
+    for stable in [false, true] {
+        let o = HostOptions { sort: SortOptions { stable, ..Default::default() }, ..Default::default() };
+        check_pairs(g, &input, &vals, &o, "f64 keys, u64 values in runs");
+    }
 }
 
 fn each_type<K: SortKey>(g: &Gpu)

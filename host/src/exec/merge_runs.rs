@@ -4,7 +4,9 @@
 
 use crate::error::Result;
 use crate::gpu::Gpu;
-use crate::launch::families::{BlockMerge, MergePartition, Samples};
+use std::ops::Range;
+
+use crate::launch::families::{BlockMerge, BlockMergeFrom, MergePartition, Samples};
 use crate::launch::{DevPtr, Items};
 use crate::plan::merge_runs::{MergeRunsPlan, RunStep};
 
@@ -46,21 +48,33 @@ impl Gpu {
     /// place, sorted, in `bufs[0]` (every run before `run` given to an
     /// earlier call): each step of round `r` merges from `bufs[r % 2]` into
     /// `bufs[(r + 1) % 2]`, so the merged run ends in
-    /// `bufs[plan.ends_in()]`.
+    /// `bufs[plan.ends_in()]`. The root (the last round's step, all of the
+    /// items) merges `ranges` ranges of its windows one launch after
+    /// another, and `merged(items)` follows each range's launch, so that
+    /// work queued there may use those items while the rest merges.
     pub(crate) fn merge_runs_after(
         &self,
         bufs: [&Items; 2],
         plan: &MergeRunsPlan,
         run: usize,
         parts: DevPtr,
+        ranges: usize,
+        mut merged: impl FnMut(Range<usize>) -> Result<()>,
     ) -> Result<()> {
         if run == 0 {
             self.check_plan(plan)?;
         }
+        let root = plan.rounds.len().saturating_sub(1);
         for (r, round) in plan.rounds.iter().enumerate() {
             for (i, step) in round.iter().enumerate() {
-                if plan.last_run(r, i) == run {
-                    self.run_step(bufs[r % 2], bufs[(r + 1) % 2], step, plan, parts)?;
+                if plan.last_run(r, i) != run {
+                    continue;
+                }
+                let (src, dst) = (bufs[r % 2], bufs[(r + 1) % 2]);
+                if r == root {
+                    self.step_in_ranges(src, dst, step, plan, parts, ranges, &mut merged)?;
+                } else {
+                    self.run_step(src, dst, step, plan, parts)?;
                 }
             }
         }
@@ -68,8 +82,26 @@ impl Gpu {
     }
 
     fn run_step(&self, src: &Items, dst: &Items, step: &RunStep, plan: &MergeRunsPlan, parts: DevPtr) -> Result<()> {
+        self.step_in_ranges(src, dst, step, plan, parts, 1, &mut |_| Ok(()))
+    }
+
+    /// One step: a copy, or a partition and the block merge, in one launch
+    /// (`ranges` 1) or one launch per range of its windows, `merged`
+    /// called after each with the items (from the step's start) written.
+    #[allow(clippy::too_many_arguments)]
+    fn step_in_ranges(
+        &self,
+        src: &Items,
+        dst: &Items,
+        step: &RunStep,
+        plan: &MergeRunsPlan,
+        parts: DevPtr,
+        ranges: usize,
+        merged: &mut impl FnMut(Range<usize>) -> Result<()>,
+    ) -> Result<()> {
         if !step.merges() {
-            return self.copy_items(src, dst, step.at, step.len());
+            self.copy_items(src, dst, step.at, step.len())?;
+            return merged(0..step.len());
         }
         let (n, at) = (step.len(), step.at);
         let (src, dst) = (&src.range(at, n), &dst.range(at, n));
@@ -79,7 +111,17 @@ impl Gpu {
         let partition = MergePartition { items: src, samples: Samples::NONE, run, split, window: plan.window, parts };
         self.launch(&partition, partition_shape)?;
         let merge = BlockMerge { outputs: plan.outputs, src, dst, run, split, parts, samples: Samples::NONE };
-        self.launch(&merge, merge_shape)
+        if ranges <= 1 {
+            self.launch(&merge, merge_shape)?;
+            return merged(0..n);
+        }
+        for (windows, items) in plan.ranges(step, ranges) {
+            let first = windows.start;
+            let merge = BlockMergeFrom { merge: BlockMerge { ..merge }, first };
+            self.launch(&merge, plan.merge_shape(windows.len()))?;
+            merged(items)?;
+        }
+        Ok(())
     }
 
     /// Copies items `at..at + n` of `src` to the same place of `dst`.

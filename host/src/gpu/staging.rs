@@ -227,6 +227,7 @@ impl Lanes {
         let ring = &mut self.down;
         if down.pinned {
             if down.at < down.len {
+                down.wait_gates(&ring.stream, down.len)?;
                 queue_dtoh(&ring.stream, down.dst, down.src, down.len)?;
                 down.at = down.len;
             }
@@ -261,6 +262,7 @@ impl Lanes {
                 break;
             }
             let len = (down.len - down.at).min(bytes);
+            down.wait_gates(&ring.stream, down.at + len)?;
             queue_dtoh(&ring.stream, slot.ptr as usize, down.src + down.at as u64, len)?;
             slot.used.record(&ring.stream)?;
             slot.held = Held::Landing { job: down.id, dst: down.dst + down.at, len };
@@ -378,6 +380,10 @@ pub(crate) struct Down {
     at: usize,
     landed: usize,
     pinned: bool,
+    /// Events that each guard the bytes from their offset on (ascending),
+    /// and how many of them the download stream waits for already.
+    gates: Vec<(usize, Arc<CudaEvent>)>,
+    waited: usize,
 }
 
 impl Down {
@@ -386,7 +392,27 @@ impl Down {
     pub fn new<T: Copy>(src: DevPtr, dst: &mut [T]) -> Self {
         let len = size_of_val(dst);
         let (id, dst) = (JOBS.fetch_add(1, Ordering::Relaxed), dst.as_mut_ptr() as usize);
-        Down { id, src, dst, len, at: 0, landed: 0, pinned: is_pinned(dst, len) }
+        Down { id, src, dst, len, at: 0, landed: 0, pinned: is_pinned(dst, len), gates: Vec::new(), waited: 0 }
+    }
+
+    /// This download, its bytes ready in order: the DMA of byte `at` and
+    /// after waits for each event whose offset is at most `at` (sorted by
+    /// offset; the first at 0). Data copied back a range at a time as it
+    /// is made: the first DMAs wait for the first range alone.
+    pub fn gated(self, gates: Vec<(usize, Arc<CudaEvent>)>) -> Self {
+        debug_assert!(gates.windows(2).all(|w| w[0].0 <= w[1].0));
+        Down { gates, ..self }
+    }
+
+    /// Makes `stream` wait for the gates of the bytes before `end`.
+    fn wait_gates(&mut self, stream: &CudaStream, end: usize) -> Result<()> {
+        while let Some((at, event)) = self.gates.get(self.waited)
+            && *at < end
+        {
+            stream.wait(event)?;
+            self.waited += 1;
+        }
+        Ok(())
     }
 
     /// The share of the bytes in place (1 when empty).

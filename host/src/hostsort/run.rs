@@ -2,8 +2,10 @@
 //! `resident`: once) and beyond it (`out_of_core`), and what they share: the items' device
 //! buffers, encoding the keys onto ordered patterns and back, progress.
 
+use std::cell::RefCell;
 use std::mem::size_of;
 use std::ops::Range;
+use std::sync::Arc;
 
 use cudarc::driver::{CudaEvent, CudaSlice, DeviceRepr};
 use warpsort_kernels::ordered::Fields;
@@ -373,31 +375,45 @@ impl Ctx<'_> {
         };
         let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
         let parts = alloc_bytes(gpu.stream(), merge.map_or(8, |m| m.parts_bytes))?;
-        lanes.up_after_stream(self.gpu.stream())?;
-        let merge_ready = |r: usize| match (merge, &b) {
-            (Some(m), Some(b)) => gpu.merge_runs_after([&a.items(gpu, n), &b.items(gpu, n)], m, r, gpu.ptr(&parts)),
-            _ => Ok(()),
-        };
-        self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref(), merge_ready)?;
         let fin = match (merge, &b) {
             (Some(m), Some(b)) if m.ends_in() == 1 => b,
             _ => &a,
         };
-        // Decode into `fin` (keys stored as fields into `a`'s raw copy).
-        let kdown = match &a.raw {
-            Some((r, f)) => {
-                gpu.encode_keys(self.w.kind.keys_only(), *f, gpu.ptr(r), gpu.ptr(&fin.keys), n, self.mode | DECODE)?;
-                gpu.ptr(r)
+        // Each range of the sorted items, as the last merge makes it:
+        // decoded into `fin` (keys stored as fields into `a`'s raw copy),
+        // then an event its copy back waits for.
+        let ready: RefCell<Vec<(usize, Arc<CudaEvent>)>> = RefCell::new(Vec::new());
+        let decoded = |r: Range<usize>| -> Result<()> {
+            let (words, mode) = (fin.items(gpu, n).range(r.start, r.len()), self.mode | DECODE);
+            match &a.raw {
+                Some((_, f)) => {
+                    gpu.encode_keys(words.kind.keys_only(), *f, a.host_keys(gpu, r.start), words.keys, r.len(), mode)?
+                }
+                None => gpu.map_keys(&words, mode)?,
             }
-            None => {
-                gpu.map_keys(&fin.items(gpu, n), self.mode | DECODE)?;
-                gpu.ptr(&fin.keys)
-            }
+            ready.borrow_mut().push((r.start, Arc::new(gpu.stream().record_event(None)?)));
+            Ok(())
         };
-        lanes.down_after(&gpu.stream().record_event(None)?)?;
-        let mut downs = vec![Down::new(kdown, keys)];
+        lanes.up_after_stream(self.gpu.stream())?;
+        let merge_ready = |r: usize| match (merge, &b) {
+            (Some(m), Some(b)) => {
+                let bufs = [&a.items(gpu, n), &b.items(gpu, n)];
+                gpu.merge_runs_after(bufs, m, r, gpu.ptr(&parts), STREAMING.root_ranges, &decoded)
+            }
+            _ => Ok(()),
+        };
+        self.upload_runs(lanes, &a, runs, &mut scratch, keys, vals.as_deref(), merge_ready)?;
+        if merge.is_none() {
+            decoded(0..n)?;
+        }
+        let kdown = match &a.raw {
+            Some((r, _)) => gpu.ptr(r),
+            None => gpu.ptr(&fin.keys),
+        };
+        let gates = |item_bytes: usize| ready.borrow().iter().map(|(at, e)| (at * item_bytes, e.clone())).collect();
+        let mut downs = vec![Down::new(kdown, keys).gated(gates(size_of::<K>()))];
         if let Some(v) = vals {
-            downs.push(Down::new(fin.vals_at(gpu, 0), v));
+            downs.push(Down::new(fin.vals_at(gpu, 0), v).gated(gates(size_of::<V>())));
         }
         self.drive_down(lanes, &mut downs, Phase::Download, 0, n)
     }
