@@ -65,6 +65,7 @@ mod launch;
 mod options;
 mod plan;
 mod policy;
+pub mod trace;
 
 pub use api::check::{Check, Segments};
 pub use api::sort::STABLE_MAX_LEN;

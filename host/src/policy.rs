@@ -87,9 +87,13 @@ pub(crate) struct Streaming {
     /// this many runs and buckets (copies overlap the sorts).
     pub runs: usize,
     /// On the GPU, `runs` runs are cut in these proportions (where the
-    /// longest stays within the sort's length limit): the last ones short,
-    /// since the last run's sort and its merges are all of the sorting the
-    /// upload does not hide.
+    /// longest stays within the sort's length limit), each about 1.22 times
+    /// the next. A run's sort and its share of the merges keep the GPU busy
+    /// for about 0.8 of the time its upload takes, and start when its last
+    /// byte lands; what the upload does not hide is the largest excess of
+    /// the work queued from a run on over the upload left after it. Runs
+    /// shrinking by `1 / 0.82` make that excess alike for every run, a
+    /// twentieth of the upload (even runs: a tenth).
     pub run_weights: [usize; RUNS],
     /// ... but no run shorter than this many bytes of items.
     pub min_run_bytes: usize,
@@ -105,6 +109,12 @@ pub(crate) struct Streaming {
     pub bucket_fill_eighths: usize,
     /// Beyond the GPU: samples each sorted run gives per bucket.
     pub samples_per_bucket: usize,
+    /// The copy crew's threads, in percent of the cores (at least one).
+    /// The rest serve the caller's thread, which queues the DMAs and the
+    /// sorts, and the driver's and the system's threads: a crew thread
+    /// preempted while it copies a chunk holds up that piece's DMA and
+    /// every DMA after it.
+    pub crew_percent: usize,
 }
 
 /// Runs (and at least as many buckets) of a host sort: `Streaming::runs`,
@@ -115,12 +125,13 @@ pub(crate) const STREAMING: Streaming = Streaming {
     slots: 16,
     slot_bytes: 4 << 20,
     runs: RUNS,
-    run_weights: [6, 6, 6, 6, 4, 2, 1, 1],
+    run_weights: [49, 40, 33, 27, 22, 18, 15, 12],
     min_run_bytes: 16 << 20,
     root_ranges: 8,
     margin_bytes: 512 << 20,
     bucket_fill_eighths: 7,
     samples_per_bucket: 64,
+    crew_percent: 75,
 };
 
 /// The sample sort's chunks (`plan::sample`): keys per block of either

@@ -20,12 +20,16 @@
 //! rayon instead.
 //!
 //! The threads stay awake, spinning, for [`SPIN`] after their last chunk,
-//! so that a transfer's next pieces start at once, and park when it is over.
+//! so that a transfer's next pieces start at once, and park when it is over;
+//! a transfer wakes them as it starts ([`wake`]), before its first piece.
+//! They take most of the cores, not all (`Streaming::crew_percent`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use crate::policy::STREAMING;
 
 /// Bytes a thread copies at a time.
 const GRAIN: usize = 256 << 10;
@@ -107,8 +111,10 @@ struct Crew {
     /// The next piece's number, kept between sessions (so that a ticket
     /// never names two pieces; 0 is [`Ticket::DONE`]).
     seq: AtomicU64,
-    /// Threads parked, and where they park.
+    /// Threads parked, and where they park; `wakes` counts the calls of
+    /// [`wake`] (a parked thread wakes when it changes).
     sleepers: AtomicUsize,
+    wakes: AtomicU64,
     park: Mutex<()>,
     wake: Condvar,
 }
@@ -128,11 +134,13 @@ fn crew() -> &'static Crew {
             done: (0..PIECES).map(|_| AtomicU64::new(0)).collect(),
             seq: AtomicU64::new(1),
             sleepers: AtomicUsize::new(0),
+            wakes: AtomicU64::new(0),
             park: Mutex::new(()),
             wake: Condvar::new(),
         }));
-        // One thread per core but the caller's (who queues the DMAs).
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).saturating_sub(1).max(1);
+        // Most of the cores, not all (`Streaming::crew_percent`).
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = (cores * STREAMING.crew_percent / 100).max(1);
         for i in 0..threads {
             // A crew thread that cannot start leaves the work to the others
             // (with none, every copy goes to rayon).
@@ -142,6 +150,18 @@ fn crew() -> &'static Crew {
         }
         crew
     })
+}
+
+/// Wakes the crew's parked threads ahead of a transfer, so that its first
+/// pieces do not wait for them to wake (they spin for [`SPIN`] again, then
+/// park).
+pub(crate) fn wake() {
+    let crew = crew();
+    if crew.sleepers.load(SeqCst) > 0 {
+        let _p = crew.park.lock().unwrap_or_else(|e| e.into_inner());
+        crew.wakes.fetch_add(1, SeqCst);
+        crew.wake.notify_all();
+    }
 }
 
 /// A piece in flight: its number, first chunk and chunk count.
@@ -303,7 +323,13 @@ impl Crew {
             (std::slice::from_raw_parts(src as *const u8, len), std::slice::from_raw_parts_mut(dst as *mut u8, len))
         };
         let store = if meta >> 48 & 1 == 1 { Store::Streaming } else { Store::Cached };
+        #[cfg(feature = "trace")]
+        let t = Instant::now();
         store.copy(s, d);
+        #[cfg(feature = "trace")]
+        if t.elapsed() > Duration::from_micros(400) {
+            crate::trace::mark("crew: a chunk took over 0.4 ms");
+        }
         self.done[(meta >> 32 & 0xffff) as usize].fetch_add(1, Release);
     }
 
@@ -323,10 +349,13 @@ impl Crew {
             }
             let mut p = self.park.lock().unwrap_or_else(|e| e.into_inner());
             self.sleepers.fetch_add(1, SeqCst);
-            while self.next.load(SeqCst) >= self.published.load(SeqCst) {
+            let wakes = self.wakes.load(SeqCst);
+            while self.next.load(SeqCst) >= self.published.load(SeqCst) && self.wakes.load(SeqCst) == wakes {
                 p = self.wake.wait(p).unwrap_or_else(|e| e.into_inner());
             }
             self.sleepers.fetch_sub(1, SeqCst);
+            drop(p);
+            crate::trace::mark("crew: a thread woke");
         }
     }
 }

@@ -2,7 +2,7 @@
 //! properties and tuning table, the temporary storage it caches; launches
 //! (`launch`), kernel loading (`module`) and temporary storage (`scratch`).
 
-mod crew;
+pub(crate) mod crew;
 mod launch;
 mod module;
 pub(crate) mod scratch;

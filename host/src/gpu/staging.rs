@@ -25,6 +25,7 @@ use cudarc::driver::{CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
 use super::crew::{self, Session, Store, Ticket};
 use crate::error::{Error, Result};
 use crate::launch::DevPtr;
+use crate::trace;
 
 /// What a slot holds.
 #[derive(Clone, Copy)]
@@ -155,6 +156,7 @@ impl Lanes {
     /// records then marks that job's end alone. False once every piece's
     /// DMA is queued.
     pub fn step_ups(&mut self, ups: &mut [Up]) -> Result<bool> {
+        trace::poll();
         let mut before_done = true;
         for u in ups.iter_mut() {
             if u.pinned && !before_done {
@@ -195,6 +197,7 @@ impl Lanes {
                 break;
             }
             queue_htod(&ring.stream, dst, slot.ptr as usize, len)?;
+            trace::mark("up: DMA queued");
             slot.used.record(&ring.stream)?;
             slot.held = Held::Free;
             up.queued += len;
@@ -211,6 +214,7 @@ impl Lanes {
             // len` bytes that no copy engine uses now (its last DMA is done)
             // and nothing else until the piece is done.
             let ticket = unsafe { submit(&mut self.crew, (up.src + up.at) as *const u8, slot.ptr, len, Store::Cached) };
+            trace::mark("up: piece to the crew");
             slot.held = Held::Filling { job: up.id, ticket, dst: up.dst + up.at as u64, len };
             up.at += len;
             ring.next = (ring.next + 1) % ring.slots.len();
@@ -224,6 +228,7 @@ impl Lanes {
     /// queues the DMAs of the next pieces that have a free slot. False once
     /// every piece is in place.
     pub fn step_down(&mut self, down: &mut Down) -> Result<bool> {
+        trace::poll();
         let ring = &mut self.down;
         if down.pinned {
             if down.at < down.len {
@@ -246,10 +251,12 @@ impl Lanes {
                     // (`Down::new`), which outlives the job; neither is
                     // touched until the piece is done.
                     let ticket = unsafe { submit(&mut self.crew, slot.ptr, dst as *mut u8, len, Store::Streaming) };
+                    trace::mark("down: landed, to the crew");
                     slot.held = Held::Emptying { job, ticket, len };
                 }
                 Held::Emptying { job, ticket, len } if job == down.id && crew_done(&mut self.crew, ticket) => {
                     slot.held = Held::Free;
+                    trace::mark("down: piece out");
                     down.landed += len;
                 }
                 _ => {}
@@ -264,6 +271,7 @@ impl Lanes {
             let len = (down.len - down.at).min(bytes);
             down.wait_gates(&ring.stream, down.at + len)?;
             queue_dtoh(&ring.stream, slot.ptr as usize, down.src + down.at as u64, len)?;
+            trace::mark("down: DMA queued");
             slot.used.record(&ring.stream)?;
             slot.held = Held::Landing { job: down.id, dst: down.dst + down.at, len };
             down.at += len;

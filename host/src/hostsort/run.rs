@@ -25,6 +25,7 @@ use crate::options::{Presorted, SortOptions};
 use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::policy::STREAMING;
+use crate::trace;
 
 /// Device room for `cap` items: ordered keys, values, and (keys stored as
 /// fields, with `raw`) the keys as the host holds them.
@@ -193,6 +194,8 @@ impl Gpu {
         vals: Option<&mut [V]>,
         opts: &HostOptions,
     ) -> Result<()> {
+        trace::mark("host sort: start");
+        crate::gpu::crew::wake();
         let n = keys.len();
         if let Some(v) = &vals {
             same_len(n, v.len())?;
@@ -218,6 +221,7 @@ impl Gpu {
         }
         let mut staging = self.staging(opts.staging_bytes)?;
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
+        trace::mark("host sort: planned, staging held");
         let c = Ctx {
             gpu: self,
             opts,
@@ -237,6 +241,7 @@ impl Gpu {
         if r.is_err() {
             lanes.quiesce();
         }
+        trace::mark("host sort: end");
         r
     }
 
@@ -313,6 +318,7 @@ impl Gpu {
     /// copy has landed (a pinned `host` is read by the DMAs themselves), and
     /// the handle's stream waits for it too.
     pub(crate) fn upload_staged<T: DeviceRepr + Copy>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        crate::gpu::crew::wake();
         let mut staging = self.staging(0)?;
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
         let r = (|| {
@@ -320,10 +326,12 @@ impl Gpu {
             // handle's stream, which waits for it, reads any.
             let d = unsafe { crate::gpu::scratch::alloc_items::<T>(self.stream(), host.len()) }?;
             lanes.up_after_stream(self.stream())?;
+            trace::mark("upload: start");
             lanes.run(&mut [Up::new(host, self.ptr(&d))], &mut [])?;
             let landed = lanes.up_done()?;
             self.stream().wait(&landed)?;
             landed.synchronize()?;
+            trace::mark("upload: landed");
             Ok(d)
         })();
         if r.is_err() {
@@ -338,12 +346,15 @@ impl Gpu {
         if dev.len() != host.len() {
             return Err(Error::CopyLength { device: dev.len(), host: host.len() });
         }
+        crate::gpu::crew::wake();
         let mut staging = self.staging(0)?;
         let Some(lanes) = staging.as_mut() else { unreachable!("staging() fills the slot") };
         let r = (|| {
             lanes.down_after(&self.stream().record_event(None)?)?;
+            trace::mark("download: start");
             let mut down = Down::new(self.ptr(dev), host);
             while lanes.step_down(&mut down)? {}
+            trace::mark("download: end");
             Ok(())
         })();
         if r.is_err() {
@@ -375,6 +386,7 @@ impl Ctx<'_> {
         };
         let mut scratch = Scratch::with_capacity(gpu, run_temp)?;
         let parts = alloc_bytes(gpu.stream(), merge.map_or(8, |m| m.parts_bytes))?;
+        trace::mark("in core: buffers allocated");
         let fin = match (merge, &b) {
             (Some(m), Some(b)) if m.ends_in() == 1 => b,
             _ => &a,
@@ -392,6 +404,8 @@ impl Ctx<'_> {
                 None => gpu.map_keys(&words, mode)?,
             }
             ready.borrow_mut().push((r.start, Arc::new(gpu.stream().record_event(None)?)));
+            trace::mark("root range: queued");
+            trace::watch("gpu: a root range decoded", || Ok(gpu.stream().record_event(None)?));
             Ok(())
         };
         lanes.up_after_stream(self.gpu.stream())?;
@@ -415,6 +429,7 @@ impl Ctx<'_> {
         if let Some(v) = vals {
             downs.push(Down::new(fin.vals_at(gpu, 0), v).gated(gates(size_of::<V>())));
         }
+        trace::mark("in core: every run queued, download");
         self.drive_down(lanes, &mut downs, Phase::Download, 0, n)
     }
 
@@ -452,10 +467,15 @@ impl Ctx<'_> {
             lanes.step_ups(&mut jobs[arrived.len() * per_run..])?;
             while arrived.len() < runs.len() && jobs[arrived.len() * per_run..][..per_run].iter().all(Up::done) {
                 arrived.push(lanes.up_done()?);
+                trace::watch("gpu: a run's upload landed", || lanes.up_done());
             }
             while sorted < arrived.len() {
+                trace::mark("run: uploaded, sort and merges to queue");
                 self.sort_run(a, &runs[sorted], scratch, &arrived[sorted])?;
+                trace::watch("gpu: a run sorted", || Ok(gpu.stream().record_event(None)?));
                 sorted_run(sorted)?;
+                trace::watch("gpu: a run's merges done", || Ok(gpu.stream().record_event(None)?));
+                trace::mark("run: sort and merges queued");
                 sorted += 1;
             }
             let queued: f64 = runs

@@ -67,7 +67,51 @@ fn staged_round_trip(b: &Bench, bytes: usize, reps: usize) -> Result<((f64, bool
         plain.push(t.elapsed().as_secs_f64() * 1e3);
         plain_ok &= back == host;
     }
+    if cfg!(feature = "trace") {
+        warpsort::trace::take();
+        let d = b.gpu.copy_to_device(&host)?;
+        b.gpu.copy_to_host(&d, &mut back)?;
+        print_trace("staged round trip");
+    }
     Ok(((median(staged[1..].to_vec()), staged_ok), (median(plain[1..].to_vec()), plain_ok)))
+}
+
+/// With the feature `trace`: each step the last sort or copy marked, its
+/// count and first and last time, the largest pause between two upload
+/// DMAs queued, and the host's time queuing the runs' sorts.
+fn print_trace(what: &str) {
+    let marks = warpsort::trace::take();
+    let mut steps: Vec<(&str, usize, f64, f64)> = Vec::new();
+    for &(w, t) in &marks {
+        match steps.iter_mut().find(|s| s.0 == w) {
+            Some(s) => (s.1, s.3) = (s.1 + 1, t),
+            None => steps.push((w, 1, t, t)),
+        }
+    }
+    println!("          trace of one {what} (ms):");
+    for (w, k, a, z) in steps {
+        println!("            {w:<42} x{k:<5} {:8.3} .. {:8.3}", a * 1e3, z * 1e3);
+    }
+    let gaps = |name: &str| -> (f64, f64) {
+        let t: Vec<f64> = marks.iter().filter(|m| m.0 == name).map(|m| m.1).collect();
+        let g: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        (g.iter().copied().fold(0.0, f64::max) * 1e3, g.iter().filter(|&&x| x > 100e-6).sum::<f64>() * 1e3)
+    };
+    let (up_max, up_long) = gaps("up: DMA queued");
+    let (dn_max, dn_long) = gaps("down: DMA queued");
+    let mut queuing = 0.0;
+    let mut since = None;
+    for &(w, t) in &marks {
+        match w {
+            "run: uploaded, sort and merges to queue" => since = Some(t),
+            "run: sort and merges queued" => queuing += since.take().map_or(0.0, |s| t - s),
+            _ => {}
+        }
+    }
+    println!(
+        "            upload DMAs queued: largest pause {up_max:.3} ms, pauses over 0.1 ms {up_long:.3} ms; download DMAs: {dn_max:.3}, {dn_long:.3}; queuing the runs' sorts {:.3} ms",
+        queuing * 1e3
+    );
 }
 
 /// A multiset fingerprint of keys (and values), order-free.
@@ -150,6 +194,16 @@ fn host_case<K: FromHash>(b: &mut Bench, n: usize, pairs: bool) -> Result<()> {
         }
     }
     let ms = median(times);
+    if cfg!(feature = "trace") {
+        let (mut k, mut v) = (keys.clone(), vals.clone());
+        warpsort::trace::take();
+        if pairs {
+            b.gpu.sort_pairs_host(&mut k, &mut v, &HostOptions::default())?;
+        } else {
+            b.gpu.sort_host(&mut k, &HostOptions::default())?;
+        }
+        print_trace("sort");
+    }
     // The caller's keys already in pinned memory: no staging copy.
     let pinned_ms = if pairs {
         None
