@@ -258,11 +258,16 @@ mod tests {
     }
 
     /// Runs on the GPU are cut in `run_weights`' proportions, one after
-    /// another over every item; a stable sort whose longest weighted run
-    /// would pass its length limit cuts them even.
+    /// another over every item, each about 1.22 times the next
+    /// (`Streaming::run_weights` says why); a stable sort whose longest
+    /// weighted run would pass its length limit cuts them even.
     #[test]
     fn runs_on_the_gpu_end_short() {
         let opts = SortOptions::default();
+        for w in STREAMING.run_weights.windows(2) {
+            let ratio = w[0] as f64 / w[1] as f64;
+            assert!((1.18..1.27).contains(&ratio), "{:?}", STREAMING.run_weights);
+        }
         for n in [1 << 26, (1 << 26) + 7, 3 << 28] {
             let p = StreamPlan::new(&opts, work(n, 4, 0), 1 << 50, &HOPPER).unwrap();
             let Route::InCore { runs, .. } = &p.route else { panic!("{p:?}") };
