@@ -7,6 +7,19 @@
 //! DMA seen, a run's sort queued); `warpsort bench --suite host` built with
 //! the feature prints a summary per case.
 
+/// The steps the benchmark reads by name (marked by the staging and the
+/// host sorts' pipelines).
+pub mod step {
+    /// An upload piece's DMA queued.
+    pub const UP_DMA_QUEUED: &str = "up: DMA queued";
+    /// A download piece's DMA queued.
+    pub const DOWN_DMA_QUEUED: &str = "down: DMA queued";
+    /// A run uploaded: its sort and merges about to be queued.
+    pub const RUN_QUEUING: &str = "run: uploaded, sort and merges to queue";
+    /// A run's sort and merges queued.
+    pub const RUN_QUEUED: &str = "run: sort and merges queued";
+}
+
 /// Notes that `what` happened now (with the feature `trace`).
 #[inline]
 pub(crate) fn mark(what: &'static str) {

@@ -117,7 +117,7 @@ impl Gpu {
         }
         for (windows, items) in plan.ranges(step, ranges) {
             let first = windows.start;
-            let merge = BlockMergeFrom { merge: BlockMerge { ..merge }, first };
+            let merge = BlockMergeFrom { merge, first };
             self.launch(&merge, plan.merge_shape(windows.len()))?;
             merged(items)?;
         }

@@ -197,7 +197,7 @@ impl Lanes {
                 break;
             }
             queue_htod(&ring.stream, dst, slot.ptr as usize, len)?;
-            trace::mark("up: DMA queued");
+            trace::mark(trace::step::UP_DMA_QUEUED);
             slot.used.record(&ring.stream)?;
             slot.held = Held::Free;
             up.queued += len;
@@ -271,7 +271,7 @@ impl Lanes {
             let len = (down.len - down.at).min(bytes);
             down.wait_gates(&ring.stream, down.at + len)?;
             queue_dtoh(&ring.stream, slot.ptr as usize, down.src + down.at as u64, len)?;
-            trace::mark("down: DMA queued");
+            trace::mark(trace::step::DOWN_DMA_QUEUED);
             slot.used.record(&ring.stream)?;
             slot.held = Held::Landing { job: down.id, dst: down.dst + down.at, len };
             down.at += len;

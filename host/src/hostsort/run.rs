@@ -470,12 +470,12 @@ impl Ctx<'_> {
                 trace::watch("gpu: a run's upload landed", || lanes.up_done());
             }
             while sorted < arrived.len() {
-                trace::mark("run: uploaded, sort and merges to queue");
+                trace::mark(trace::step::RUN_QUEUING);
                 self.sort_run(a, &runs[sorted], scratch, &arrived[sorted])?;
                 trace::watch("gpu: a run sorted", || Ok(gpu.stream().record_event(None)?));
                 sorted_run(sorted)?;
                 trace::watch("gpu: a run's merges done", || Ok(gpu.stream().record_event(None)?));
-                trace::mark("run: sort and merges queued");
+                trace::mark(trace::step::RUN_QUEUED);
                 sorted += 1;
             }
             let queued: f64 = runs

@@ -123,6 +123,7 @@ impl Kernel for MergePartition<'_> {
 
 /// `block_merge{k}_*` (device `block_merge::merge_pass`): one merge pass,
 /// a block per tile of `threads * outputs` outputs.
+#[derive(Clone, Copy)]
 pub(crate) struct BlockMerge<'a> {
     pub outputs: u32,
     pub src: &'a Items,

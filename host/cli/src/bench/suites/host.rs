@@ -80,6 +80,7 @@ fn staged_round_trip(b: &Bench, bytes: usize, reps: usize) -> Result<((f64, bool
 /// count and first and last time, the largest pause between two upload
 /// DMAs queued, and the host's time queuing the runs' sorts.
 fn print_trace(what: &str) {
+    use warpsort::trace::step;
     let marks = warpsort::trace::take();
     let mut steps: Vec<(&str, usize, f64, f64)> = Vec::new();
     for &(w, t) in &marks {
@@ -97,15 +98,15 @@ fn print_trace(what: &str) {
         let g: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
         (g.iter().copied().fold(0.0, f64::max) * 1e3, g.iter().filter(|&&x| x > 100e-6).sum::<f64>() * 1e3)
     };
-    let (up_max, up_long) = gaps("up: DMA queued");
-    let (dn_max, dn_long) = gaps("down: DMA queued");
+    let (up_max, up_long) = gaps(step::UP_DMA_QUEUED);
+    let (dn_max, dn_long) = gaps(step::DOWN_DMA_QUEUED);
     let mut queuing = 0.0;
     let mut since = None;
     for &(w, t) in &marks {
-        match w {
-            "run: uploaded, sort and merges to queue" => since = Some(t),
-            "run: sort and merges queued" => queuing += since.take().map_or(0.0, |s| t - s),
-            _ => {}
+        if w == step::RUN_QUEUING {
+            since = Some(t);
+        } else if w == step::RUN_QUEUED {
+            queuing += since.take().map_or(0.0, |s| t - s);
         }
     }
     println!(
