@@ -403,11 +403,20 @@ pub mod distribute {
     /// enough warps keep loads in flight.
     pub const COUNT_BLOCKS_PER_SM: [u32; 2] = [4, 2];
 
-    /// Keys a thread of the scatter holds: a block moves its chunk a tile
-    /// of `THREADS * SCATTER_ITEMS` keys at a time.
-    pub const SCATTER_ITEMS: u32 = 8;
-    /// Keys of a scatter tile.
-    pub const SCATTER_TILE: u32 = THREADS * SCATTER_ITEMS;
+    /// Keys a thread of the scatter holds, keys alone and keys with values
+    /// (the stable scatter: values need more registers and shared memory):
+    /// a block moves its chunk a tile of `THREADS * items` keys at a time.
+    /// Longer tiles leave each bucket's keys in longer runs.
+    pub const SCATTER_ITEMS: [u32; 2] = [16, 8];
+    /// Keys a thread of the scatter holds (`SCATTER_ITEMS`), `with_values`
+    /// or not.
+    pub const fn scatter_items(with_values: bool) -> u32 {
+        SCATTER_ITEMS[with_values as usize]
+    }
+    /// Keys of a scatter tile, `with_values` or not.
+    pub const fn scatter_tile(with_values: bool) -> u32 {
+        THREADS * scatter_items(with_values)
+    }
     /// Scatter blocks of `u32` and of `u64` keys a multiprocessor holds at
     /// once: their registers are bounded to fit (`LAUNCH_BOUNDS`; their
     /// shared memory, `scatter_smem_bytes`, allows four of any keys and
@@ -415,21 +424,30 @@ pub mod distribute {
     pub const SCATTER_BLOCKS_PER_SM: [u32; 2] = [4, 3];
 
     /// Where the scatter kernel's shared regions start (bytes past the
-    /// splitters; `distribute::ScatterSmem` reads them): per bucket a `u32`
-    /// output cursor, a `u32` tile start, a `u32` shift from tile to output
-    /// and a `u32` tile count (output places are below 2^32: the sample
-    /// sort takes at most `u32::MAX` items), a `u32` per warp for the scan,
-    /// a `u32` count per warp and bucket, a `u16` bucket per tile slot, then
-    /// the tile's keys (then its values) in bucket order.
-    pub const SCATTER_REGIONS: [u32; 8] = {
+    /// splitters; `distribute::ScatterSmem` reads them), `with_values` or
+    /// not: per bucket a `u32` output cursor, a `u32` tile start, a `u32`
+    /// shift from tile to output and a `u32` tile count (output places are
+    /// below 2^32: the sample sort takes at most `u32::MAX` items), a `u32`
+    /// per warp for the scan, a `u32` count per warp and bucket (the stable
+    /// scatter's, with values), a `u16` bucket per tile slot, then the
+    /// tile's keys (then its values) in bucket order.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::distribute::*;
+    /// let (alone, with) = (scatter_regions(false), scatter_regions(true));
+    /// assert_eq!(alone[6], alone[5], "no warp counts for keys alone");
+    /// assert_eq!(with[7] - with[6], 2 * scatter_tile(true));
+    /// ```
+    pub const fn scatter_regions(with_values: bool) -> [u32; 8] {
+        let warps = THREADS / super::WARP_SIZE;
         let sizes = [
             4 * BUCKETS,
             4 * BUCKETS,
             4 * BUCKETS,
             4 * BUCKETS,
-            4 * (THREADS / super::WARP_SIZE),
-            4 * (THREADS / super::WARP_SIZE) * BUCKETS,
-            2 * SCATTER_TILE,
+            4 * warps,
+            if with_values { 4 * warps * BUCKETS } else { 0 },
+            2 * scatter_tile(with_values),
         ];
         let mut at = [0; 8];
         let mut i = 0;
@@ -439,13 +457,15 @@ pub mod distribute {
         }
         assert!(at[7] % 8 == 0, "the tile's items 8-byte aligned");
         at
-    };
+    }
 
-    /// Shared bytes of the scatter kernel: the splitters, then the
-    /// [`SCATTER_REGIONS`], the last a tile of the wider of keys and values.
+    /// Shared bytes of the scatter kernel of keys of `key_bytes` with
+    /// values of `val_bytes` (0: keys alone): the splitters, then the
+    /// [`scatter_regions`], the last a tile of the wider of keys and values.
     pub const fn scatter_smem_bytes(key_bytes: u32, val_bytes: u32) -> u32 {
+        let with_values = val_bytes > 0;
         let item = if key_bytes > val_bytes { key_bytes } else { val_bytes };
-        splitters_bytes(key_bytes) + SCATTER_REGIONS[7] + item * SCATTER_TILE
+        splitters_bytes(key_bytes) + scatter_regions(with_values)[7] + item * scatter_tile(with_values)
     }
 
     /// Shared bytes of the splitters, rounded up to 8.

@@ -15,10 +15,15 @@
 //!    that one exclusive scan of all of them gives every (block, bucket) its
 //!    first output position ([`scan_counts`] in one block, or
 //!    [`scan_reduce`], [`scan_counts`] of the parts' sums, [`scan_down`]);
-//! 3. [`scatter`]: the block classifies its keys again, a tile at a time,
-//!    ranks each among its bucket's keys in input order, puts the tile in
-//!    bucket order in shared memory and writes it out in runs: the pass is
-//!    stable, so keys equal to a splitter keep their input order;
+//!    For keys alone, each key's label (the splitters below it) is stored,
+//!    a byte a key;
+//! 3. [`scatter`]: the block takes its keys' buckets from their labels (one
+//!    comparison: [`bucket_of_label`]; with values it searches again), a
+//!    tile at a time (twice as many keys without values), ranks each among
+//!    its bucket's keys, puts the tile in bucket order in shared memory and
+//!    writes it out in runs: with values the pass is stable, so keys equal
+//!    to a splitter keep their input order (keys alone need no order among
+//!    equal keys);
 //! 4. [`bucket_offsets`]: where each bucket of each segment starts, for the
 //!    next pass or the segmented sort that finishes the buckets.
 //!
@@ -33,12 +38,13 @@
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::arch::{
-    agree, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, shfl_up,
+    agree, all, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, shfl_up,
     sync_block, sync_warp, thread_idx,
 };
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SCATTER_REGIONS, SegmentWork, WAYS, splitters_bytes,
+    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS, scatter_items, scatter_regions,
+    splitters_bytes,
 };
 
 /// Where a segment's `WAYS - 1` sorted splitters sit in shared memory: as
@@ -71,6 +77,35 @@ pub fn splitter_tree<T: Copy + Default>(sorted: &[T]) -> [T; WAYS as usize] {
         j += 1;
     }
     tree
+}
+
+/// The node of the splitter tree ([`tree_place`]) that holds the splitter
+/// at sorted place `place` (below `WAYS - 1`); `WAYS - 1` gives the root.
+///
+/// ```
+/// use warpsort_kernels::distribute::{tree_node, tree_place};
+/// use warpsort_kernels::config::distribute::WAYS;
+/// assert!((1..WAYS).all(|j| tree_node(tree_place(j)) == j));
+/// assert_eq!(tree_node(WAYS - 1), 1);
+/// ```
+#[inline(always)]
+pub const fn tree_node(place: u32) -> u32 {
+    let q = place + 1;
+    (q + WAYS) >> (q.trailing_zeros() + 1)
+}
+
+/// The bucket of `k` given its label, the number of splitters below it
+/// (what [`count`] stores): `2 * label`, or `2 * label + 1` when `k` equals
+/// the splitter at sorted place `label`. A key above every splitter has
+/// label `WAYS - 1`, which [`tree_node`] maps to the root, a splitter below
+/// the key: no branch.
+///
+/// # Safety
+/// `tree` holds `WAYS` keys; `label` is `k`'s among them.
+#[inline(always)]
+pub unsafe fn bucket_of_label<T: Copy + PartialEq>(tree: *const T, label: u32, k: T) -> u32 {
+    // SAFETY: tree_node(label) < WAYS.
+    2 * label + (unsafe { *tree.add(tree_node(label) as usize) } == k) as u32
 }
 
 /// The bucket of `k` among a segment's `WAYS - 1` sorted splitters, given
@@ -204,7 +239,7 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
 
 /// A scatter slot's bucket and its rank among that bucket's keys of the
 /// warp, packed in one `u32`: the bucket above `RANK_BITS`, the rank below
-/// (a warp ranks at most `WARP_SIZE * SCATTER_ITEMS` keys, `BUCKETS` fits
+/// (a warp ranks at most `WARP_SIZE * MAX_ITEMS` keys, `BUCKETS` fits
 /// above).
 struct Tag;
 
@@ -227,8 +262,9 @@ impl Tag {
     }
 }
 
+const _: () = assert!(LOG_WAYS <= 8, "a key's label (the splitters below it) is one byte");
 const _: () =
-    assert!(WARP_SIZE * SCATTER_ITEMS < 1 << Tag::RANK_BITS && (BUCKETS as u64) << Tag::RANK_BITS <= u32::MAX as u64);
+    assert!(WARP_SIZE * MAX_ITEMS < 1 << Tag::RANK_BITS && (BUCKETS as u64) << Tag::RANK_BITS <= u32::MAX as u64);
 
 /// The start of [`count`] and [`scatter`]: the block's number and chunk
 /// (`blocks[block_idx()]`), its segment's splitter tree ([`tree_place`])
@@ -275,11 +311,14 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// Block `b` counts the keys of its chunk (`blocks[b]`) per bucket of its
 /// segment into `counts` (see [`count_slot`]): `COUNT_ITEMS` keys a thread
 /// at a time, classified together ([`classify_all`]), then counted by shared
-/// atomics.
+/// atomics. Unless `labels` is null, each key's label, the number of
+/// splitters below it, goes there at the key's place, so that the
+/// [`scatter`] of keys alone need not search again ([`bucket_of_label`]).
 ///
 /// # Safety
-/// `keys` holds the chunks' keys, `blocks` one entry per block,
-/// `splitters` `WAYS` keys per segment, `counts` `BUCKETS` per block;
+/// `keys` (and `labels`) hold the chunks' keys (and a byte each), `blocks` one
+/// entry per block, `splitters` `WAYS` keys per segment, `counts`
+/// `BUCKETS` per block;
 /// [`count_smem_bytes`](crate::config::distribute::count_smem_bytes) of
 /// shared memory.
 #[inline(always)]
@@ -288,6 +327,7 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
     blocks: *const BlockWork,
     splitters: *const T,
     counts: *mut u32,
+    labels: *mut u8,
 ) {
     // SAFETY: the caller's contract; the counters follow the splitters.
     let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
@@ -312,7 +352,12 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
         for (r, &bucket) in buckets.iter().enumerate() {
             // A slot past the chunk counts into the spare counter (no
             // branch: every search runs ahead of its count).
-            let counter = if at + r as u64 * threads + t < w.end { bucket } else { BUCKETS };
+            let i = at + r as u64 * threads + t;
+            let counter = if i < w.end { bucket } else { BUCKETS };
+            if i < w.end && !labels.is_null() {
+                // SAFETY: i lies in the chunk; a label fits a byte (LOG_WAYS <= 8).
+                unsafe { *labels.add(i as usize) = (bucket >> 1) as u8 };
+            }
             // SAFETY: counter <= BUCKETS.
             unsafe { AtomicU32::from_ptr(counters.add(counter as usize)).fetch_add(1, Relaxed) };
         }
@@ -447,16 +492,19 @@ unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, bas
     total
 }
 
-/// `$body` for each of a scatter thread's `SCATTER_ITEMS` slots, `$r` the
-/// slot (a `u32` constant in each copy): spelled out, so that the slots'
-/// arrays stay in registers.
+/// The most keys a scatter thread holds (its arrays' length).
+const MAX_ITEMS: u32 = if SCATTER_ITEMS[0] > SCATTER_ITEMS[1] { SCATTER_ITEMS[0] } else { SCATTER_ITEMS[1] };
+
+/// `$body` for each of a scatter thread's first `$items` slots (a constant
+/// of the kernel), `$r` the slot (a `u32` constant in each copy): spelled
+/// out, so that the slots' arrays stay in registers.
 macro_rules! each_item {
-    ($r:ident => $body:block) => {{
-        const _: () = assert!(SCATTER_ITEMS == 8, "each_item! spells out 8 slots");
-        each_item!(@ $r $body; 0 1 2 3 4 5 6 7)
+    ($items:expr, $r:ident => $body:block) => {{
+        const _: () = assert!(MAX_ITEMS == 16, "each_item! spells out 16 slots");
+        each_item!(@ $items, $r $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     }};
-    (@ $r:ident $body:block; $($i:literal)*) => {{
-        $({
+    (@ $items:expr, $r:ident $body:block; $($i:literal)*) => {{
+        $(if $i < $items {
             let $r: u32 = $i;
             $body
         })*
@@ -472,12 +520,13 @@ struct ScatterSmem<T> {
     /// Per bucket: from a place in the tile to its place in the output
     /// (`cursor - start`, modulo 2^32).
     shift: *mut u32,
-    /// Per bucket: the tile's keys of it.
+    /// Per bucket: the tile's keys of it (counted by [`rank_any`] when the
+    /// order within a bucket is free).
     count: *mut u32,
     /// The scan's per-warp sums.
     sums: *mut u32,
     /// Per warp and bucket (warp-major): the warp's keys of it, then the
-    /// earlier warps' keys of it.
+    /// earlier warps' keys of it (a stable scatter's).
     warp_counts: *mut u32,
     /// Per tile slot: the bucket of the key there.
     bucket: *mut u16,
@@ -486,10 +535,11 @@ struct ScatterSmem<T> {
 }
 
 impl<T> ScatterSmem<T> {
-    /// The regions at their `SCATTER_REGIONS` offsets from `rest`.
-    fn at(rest: *mut u8) -> Self {
+    /// The regions at their `scatter_regions` offsets from `rest`.
+    fn at(rest: *mut u8, with_values: bool) -> Self {
+        let at = scatter_regions(with_values);
         // SAFETY: each region lies within scatter_smem_bytes past `rest`.
-        let region = |i: usize| unsafe { rest.add(SCATTER_REGIONS[i] as usize) };
+        let region = |i: usize| unsafe { rest.add(at[i] as usize) };
         ScatterSmem {
             cursor: region(0).cast(),
             start: region(1).cast(),
@@ -525,38 +575,94 @@ fn match_any(label: u32) -> u32 {
     peers
 }
 
-/// The tile's layout in bucket order, from the warps' counts: for every
-/// bucket, each warp's count becomes the count of the earlier warps, its
-/// total goes to `count`, its first place in the tile to `start` (the
-/// exclusive scan of the totals), the shift from the tile to the output to
-/// `shift`, and its cursor moves past the tile's keys. Each thread takes a
-/// run of buckets; a warp scans its runs' sums by shuffles, the warps' sums
-/// meet in shared memory.
+/// This lane's rank among the warp's keys of `bucket` in the tile so far,
+/// in lane order (`below`: the lanes below this one), and the warp's count
+/// of `bucket` bumped past this round's: the lanes of one bucket found by
+/// [`match_any`], the count read and bumped by the first of them.
 ///
 /// # Safety
-/// `m`'s warp counts hold the tile's; `block_dim()` a multiple of 32 up to
+/// `mine` holds the warp's `BUCKETS` counts; every lane of the warp calls it.
+#[inline(always)]
+unsafe fn rank_in_order(mine: *mut u32, bucket: u32, below: u32) -> u32 {
+    let peers = match_any(bucket);
+    let first = peers.trailing_zeros();
+    let mut before = 0;
+    if lane_id() == first && bucket != NO_KEY {
+        // SAFETY: bucket < BUCKETS; only this lane of the warp touches this
+        // count in this round.
+        unsafe {
+            before = *mine.add(bucket as usize);
+            *mine.add(bucket as usize) = before + peers.count_ones();
+        }
+    }
+    let rank = shfl_idx(before, first) + (peers & below).count_ones();
+    sync_warp();
+    rank
+}
+
+/// This lane's rank among the block's keys of `bucket` in the tile so far,
+/// in no set order: a shared atomic on the block's count, or one for the
+/// whole warp when all its lanes hold keys of one bucket (runs of equal
+/// keys, which would otherwise meet at one address).
+///
+/// # Safety
+/// `counts` holds the block's `BUCKETS` counts; every lane of the warp
+/// calls it.
+#[inline(always)]
+unsafe fn rank_any(counts: *mut u32, bucket: u32) -> u32 {
+    let leader = shfl_idx(bucket, 0);
+    if all(bucket == leader) && leader != NO_KEY {
+        let lane = lane_id();
+        let mut base = 0;
+        if lane == 0 {
+            // SAFETY: bucket < BUCKETS.
+            base = unsafe { AtomicU32::from_ptr(counts.add(bucket as usize)) }.fetch_add(WARP_SIZE, Relaxed);
+        }
+        shfl_idx(base, 0) + lane
+    } else if bucket != NO_KEY {
+        // SAFETY: bucket < BUCKETS.
+        unsafe { AtomicU32::from_ptr(counts.add(bucket as usize)) }.fetch_add(1, Relaxed)
+    } else {
+        0
+    }
+}
+
+/// The tile's layout in bucket order, from its counts: `VALUES`, the
+/// warps' counts (each warp's count of a bucket becomes the count of the
+/// earlier warps, their total goes to `count`); otherwise the block's
+/// counts in `count` (left at zero for the next tile). Each bucket's first
+/// place in the tile goes to `start` (the exclusive scan of the totals),
+/// the shift from the tile to the output to `shift`, and its cursor moves
+/// past the tile's keys. Each thread takes a run of buckets; a warp scans
+/// its runs' sums by shuffles, the warps' sums meet in shared memory.
+///
+/// # Safety
+/// `m`'s counts hold the tile's; `block_dim()` a multiple of 32 up to
 /// `THREADS`; called by the whole block.
 #[inline(always)]
-unsafe fn lay_out_tile<T>(m: &ScatterSmem<T>) {
+unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
     let (t, threads, lane) = (thread_idx(), block_dim(), lane_id());
     let (warp, warps) = (t / WARP_SIZE, threads / WARP_SIZE);
     let per = BUCKETS.div_ceil(threads);
     let (a, b) = ((t * per).min(BUCKETS), ((t + 1) * per).min(BUCKETS));
     let mut sum = 0u32;
     for j in a..b {
-        let mut total = 0;
-        for v in 0..warps {
-            // SAFETY: v < warps, j < BUCKETS.
-            unsafe {
-                let c = m.warp_counts.add((v * BUCKETS + j) as usize);
-                let here = *c;
-                *c = total;
-                total += here;
+        if VALUES {
+            let mut total = 0;
+            for v in 0..warps {
+                // SAFETY: v < warps, j < BUCKETS.
+                unsafe {
+                    let c = m.warp_counts.add((v * BUCKETS + j) as usize);
+                    let here = *c;
+                    *c = total;
+                    total += here;
+                }
             }
+            // SAFETY: j < BUCKETS.
+            unsafe { *m.count.add(j as usize) = total };
         }
         // SAFETY: j < BUCKETS.
-        unsafe { *m.count.add(j as usize) = total };
-        sum += total;
+        sum += unsafe { *m.count.add(j as usize) };
     }
     let mut inclusive = sum;
     let mut d = 1;
@@ -581,6 +687,9 @@ unsafe fn lay_out_tile<T>(m: &ScatterSmem<T>) {
         // SAFETY: j < BUCKETS; this thread's buckets alone.
         unsafe {
             let (j, count, cursor) = (j as usize, *m.count.add(j as usize), *m.cursor.add(j as usize));
+            if !VALUES {
+                *m.count.add(j) = 0;
+            }
             *m.start.add(j) = at;
             *m.shift.add(j) = cursor.wrapping_sub(at);
             *m.cursor.add(j) = cursor + count;
@@ -589,27 +698,35 @@ unsafe fn lay_out_tile<T>(m: &ScatterSmem<T>) {
     }
 }
 
-/// Block `b` moves the keys of its chunk (and their values, when `vals` is
-/// not null) to their buckets, stably: the keys of bucket `j` go, in input
-/// order, from `starts[count_slot(b, j)]` on.
+/// Block `b` moves the keys of its chunk (and their values, when `VALUES`)
+/// to their buckets: the keys of bucket `j` go from
+/// `starts[count_slot(b, j)]` on, in input order when values travel with
+/// them (the pass is stable), in any order otherwise (keys alone: equal
+/// keys are the same bits, so their order cannot be seen).
 ///
-/// A tile at a time (`SCATTER_ITEMS` keys a thread): each warp ranks its
-/// keys among those of its bucket in the warp, a round of 32 at a time
-/// (the lanes of one bucket found by [`match_any`], their warp's count
-/// bumped by the first of them); a scan over warps, then over buckets, gives
-/// every key its slot in the tile in bucket order; the block then writes the
-/// tile out slot by slot, so the keys of a bucket leave in runs.
+/// A tile at a time (`scatter_items(VALUES)` keys a thread): each key's
+/// bucket comes from its label ([`bucket_of_label`]), or with values from
+/// the search again (a tile of half the keys; storing their labels costs
+/// the count what it saves here); each warp ranks its keys, a
+/// round of 32 at a time, among those of its bucket: `VALUES`, in the warp
+/// and in lane order ([`rank_in_order`]), then a scan over warps; otherwise
+/// in the block, by shared atomics ([`rank_any`]). A scan over buckets then
+/// gives every key its slot in the tile in bucket order; the block
+/// then writes the tile out slot by slot, so the keys of a bucket leave in
+/// runs.
 ///
 /// # Safety
-/// As [`count`], with `starts` the scan of its counts, `out_keys` (and
-/// `out_vals`) room for every key, apart from the input, every place below
-/// 2^32; `block_dim()` a
-/// multiple of 32 up to `THREADS`;
+/// As [`count`], with `labels` (read for keys alone) and `starts` what it
+/// stored and the scan of its counts; `out_keys` (and, when `VALUES`,
+/// `out_vals` beside `vals`) room for every key, apart from the input,
+/// every place below 2^32; `block_dim()` a multiple of 32 up to `THREADS`;
 /// [`scatter_smem_bytes`](crate::config::distribute::scatter_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: bool>(
     keys: *const T,
+    labels: *const u8,
     vals: *const V,
     out_keys: *mut T,
     out_vals: *mut V,
@@ -619,72 +736,84 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
 ) {
     // SAFETY: the caller's contract; the regions follow the splitters.
     let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
-    let m = ScatterSmem::<T>::at(rest);
+    let m = ScatterSmem::<T>::at(rest, VALUES);
+    let items = scatter_items(VALUES);
     // SAFETY: j < BUCKETS; the slot is the block's.
     // SAFETY: as above; places are below n <= u32::MAX.
-    for_each_bucket(|j| unsafe { *m.cursor.add(j as usize) = *starts.add(count_slot(&w, b, j)) as u32 });
+    for_each_bucket(|j| unsafe {
+        *m.cursor.add(j as usize) = *starts.add(count_slot(&w, b, j)) as u32;
+        *m.count.add(j as usize) = 0;
+    });
     sync_block();
     let (warp, lane) = (thread_idx() / WARP_SIZE, lane_id());
     let below = (1u32 << lane) - 1;
     // SAFETY: warp < THREADS / 32.
     let mine = unsafe { m.warp_counts.add((warp * BUCKETS) as usize) };
-    let tile = (block_dim() * SCATTER_ITEMS) as u64;
+    let tile = (block_dim() * items) as u64;
     let mut at = w.start;
     while at < w.end {
         let len = (w.end - at).min(tile) as u32;
         // Slot r of this thread: key (warp * ITEMS + r) * 32 + lane of the
         // tile, so that a warp's rounds, lane by lane, are input order.
-        let slot = |r: u32| (warp * SCATTER_ITEMS + r) * WARP_SIZE + lane;
-        let mut k = [T::default(); SCATTER_ITEMS as usize];
-        each_item!(r => {
+        let slot = |r: u32| (warp * items + r) * WARP_SIZE + lane;
+        // tag[r]: slot r's label (keys alone); then its bucket and its rank
+        // among the keys of that bucket (`Tag`); then its place in the tile.
+        let mut k = [T::default(); MAX_ITEMS as usize];
+        let mut tag = [0u32; MAX_ITEMS as usize];
+        each_item!(items, r => {
             if slot(r) < len {
+                let i = (at + slot(r) as u64) as usize;
                 // SAFETY: the key lies in the chunk.
-                k[r as usize] = unsafe { *keys.add((at + slot(r) as u64) as usize) };
+                k[r as usize] = unsafe { *keys.add(i) };
+                if !VALUES {
+                    // SAFETY: so does its label.
+                    tag[r as usize] = unsafe { *labels.add(i) } as u32;
+                }
             }
         });
         let mut j = lane;
-        while j < BUCKETS {
+        while VALUES && j < BUCKETS {
             // SAFETY: j < BUCKETS.
             unsafe { *mine.add(j as usize) = 0 };
             j += WARP_SIZE;
         }
         sync_warp();
-        // SAFETY: the splitters are loaded.
-        let buckets = unsafe { classify_all(s, &k) };
-        // tag[r]: slot r's bucket and the keys of that bucket before it in
-        // the warp (`Tag`); later its place in the tile.
-        let mut tag = [0u32; SCATTER_ITEMS as usize];
-        each_item!(r => {
+        // With values, the keys' buckets searched again (their labels not stored).
+        let searched = if VALUES {
+            // SAFETY: the splitters are loaded.
+            unsafe { classify_all(s, &core::array::from_fn::<T, { SCATTER_ITEMS[1] as usize }, _>(|r| k[r])) }
+        } else {
+            [0; SCATTER_ITEMS[1] as usize]
+        };
+        each_item!(items, r => {
             let r = r as usize;
-            let bucket = if slot(r as u32) < len { buckets[r] } else { NO_KEY };
-            let peers = match_any(bucket);
-            let first = peers.trailing_zeros();
-            let mut before = 0;
-            if lane == first && bucket != NO_KEY {
-                // SAFETY: bucket < BUCKETS; only this lane of the warp
-                // touches this count in this round.
-                unsafe {
-                    before = *mine.add(bucket as usize);
-                    *mine.add(bucket as usize) = before + peers.count_ones();
-                }
-            }
-            tag[r] = Tag::pack(bucket, shfl_idx(before, first) + (peers & below).count_ones());
-            sync_warp();
+            let bucket = if slot(r as u32) >= len {
+                NO_KEY
+            } else if VALUES {
+                searched[r]
+            } else {
+                // SAFETY: the splitters are loaded; the count's label of this key.
+                unsafe { bucket_of_label(s, tag[r], k[r]) }
+            };
+            // SAFETY: the warp's counts, or the block's; every lane of the warp ranks.
+            let rank = unsafe { if VALUES { rank_in_order(mine, bucket, below) } else { rank_any(m.count, bucket) } };
+            tag[r] = Tag::pack(bucket, rank);
         });
         sync_block();
-        // SAFETY: the warps' counts of the tile; the whole block.
-        unsafe { lay_out_tile(&m) };
+        // SAFETY: the counts of the tile; the whole block.
+        unsafe { lay_out_tile::<T, VALUES>(&m) };
         sync_block();
         // The tile in bucket order; tag[r] becomes slot r's place there
         // (NO_PLACE for no key).
-        each_item!(r => {
+        each_item!(items, r => {
             let r = r as usize;
             let j = Tag::bucket(tag[r]) as usize;
             if j != NO_KEY as usize {
                 // SAFETY: j < BUCKETS; the place is below len: the tile's
                 // keys of bucket j fill start[j]..start[j] + count[j].
                 unsafe {
-                    tag[r] = Tag::rank(tag[r]) + *m.start.add(j) + *mine.add(j);
+                    let earlier_warps = if VALUES { *mine.add(j) } else { 0 };
+                    tag[r] = Tag::rank(tag[r]) + *m.start.add(j) + earlier_warps;
                     *m.items.add(tag[r] as usize) = k[r];
                     *m.bucket.add(tag[r] as usize) = j as u16;
                 }
@@ -695,18 +824,18 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy>(
         sync_block();
         // SAFETY: the tile's items; each goes to its bucket's next places.
         unsafe { write_tile(&m, m.items, out_keys, len) };
-        if !vals.is_null() {
-            let items = m.items.cast::<V>();
+        if VALUES {
+            let tile_vals = m.items.cast::<V>();
             sync_block();
-            each_item!(r => {
+            each_item!(items, r => {
                 if tag[r as usize] != NO_PLACE {
                     // SAFETY: the value lies in the chunk; its place in the tile.
-                    unsafe { *items.add(tag[r as usize] as usize) = *vals.add((at + slot(r) as u64) as usize) };
+                    unsafe { *tile_vals.add(tag[r as usize] as usize) = *vals.add((at + slot(r) as u64) as usize) };
                 }
             });
             sync_block();
             // SAFETY: as for the keys.
-            unsafe { write_tile(&m, items, out_vals, len) };
+            unsafe { write_tile(&m, tile_vals, out_vals, len) };
         }
         sync_block();
         at += tile;
@@ -786,15 +915,17 @@ macro_rules! distribute_kernels {
             blocks: *const BlockWork,
             splitters: *const $k,
             counts: *mut u32,
+            labels: *mut u8,
         ) {
             // SAFETY: the host's launch.
-            unsafe { count(keys, blocks, splitters, counts) }
+            unsafe { count(keys, blocks, splitters, counts, labels) }
         }
 
-        /// [`scatter`] of these keys alone.
+        /// [`scatter`] of these keys alone, in any order within a bucket.
         #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix))]
         pub unsafe extern "ptx-kernel" fn $scatter(
             keys: *const $k,
+            labels: *const u8,
             out_keys: *mut $k,
             blocks: *const BlockWork,
             splitters: *const $k,
@@ -802,14 +933,25 @@ macro_rules! distribute_kernels {
         ) {
             // SAFETY: the host's launch; no values.
             unsafe {
-                scatter(keys, core::ptr::null::<u32>(), out_keys, core::ptr::null_mut(), blocks, splitters, starts)
+                scatter::<_, u32, false>(
+                    keys,
+                    labels,
+                    core::ptr::null(),
+                    out_keys,
+                    core::ptr::null_mut(),
+                    blocks,
+                    splitters,
+                    starts,
+                )
             }
         }
 
-        /// [`scatter`] of these keys with 32-bit values.
+        /// [`scatter`] of these keys with 32-bit values, stably.
         #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix, "_u32"))]
+        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $scatter32(
             keys: *const $k,
+            labels: *const u8,
             vals: *const u32,
             out_keys: *mut $k,
             out_vals: *mut u32,
@@ -818,13 +960,15 @@ macro_rules! distribute_kernels {
             starts: *const u64,
         ) {
             // SAFETY: the host's launch.
-            unsafe { scatter(keys, vals, out_keys, out_vals, blocks, splitters, starts) }
+            unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts) }
         }
 
-        /// [`scatter`] of these keys with 64-bit values.
+        /// [`scatter`] of these keys with 64-bit values, stably.
         #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix, "_u64"))]
+        #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $scatter64(
             keys: *const $k,
+            labels: *const u8,
             vals: *const u64,
             out_keys: *mut $k,
             out_vals: *mut u64,
@@ -833,7 +977,7 @@ macro_rules! distribute_kernels {
             starts: *const u64,
         ) {
             // SAFETY: the host's launch.
-            unsafe { scatter(keys, vals, out_keys, out_vals, blocks, splitters, starts) }
+            unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts) }
         }
     };
 }

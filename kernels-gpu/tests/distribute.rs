@@ -13,8 +13,8 @@ use warpsort_kernels::config::distribute::{
     scatter_smem_bytes, segments,
 };
 use warpsort_kernels::distribute::{
-    bucket_offsets, classify, classify_all, count, sample_splitters, scan_counts, scan_down, scan_reduce, scatter,
-    splitter_tree,
+    bucket_of_label, bucket_offsets, classify, classify_all, count, sample_splitters, scan_counts, scan_down,
+    scan_reduce, scatter, splitter_tree,
 };
 
 /// Threads of the emulated blocks: the kernels stride by `block_dim()`, so
@@ -109,7 +109,8 @@ fn pass<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> P
     pass_sampled(keys, vals, segs, chunk, OVERSAMPLE)
 }
 
-/// Runs one distribution pass over `segs` of `keys` (with `vals`),
+/// Runs one distribution pass over `segs` of `keys` (with `vals`, stably;
+/// keys alone, in any order within a bucket, when `vals` is empty),
 /// `oversample` samples a way.
 fn pass_sampled<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64, oversample: u32) -> Pass<T> {
     let n = keys.len();
@@ -123,9 +124,10 @@ fn pass_sampled<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u
     });
     let m = blocks.len() * BUCKETS as usize;
     let counts = vec![0u32; m];
-    let c = Ptr::of(&counts);
+    let labels = vec![u8::MAX; n];
+    let (c, lb) = (Ptr::of(&counts), Ptr::of(&labels));
     launch(blocks.len() as u32, EMU_THREADS, count_smem_bytes(kb as u32) as usize, || unsafe {
-        count(k.get().cast_const(), bl.get().cast_const(), sp.get().cast_const(), c.get())
+        count(k.get().cast_const(), bl.get().cast_const(), sp.get().cast_const(), c.get(), lb.get())
     });
     let starts = vec![0u64; m + 1];
     let st = Ptr::of(&starts);
@@ -133,18 +135,17 @@ fn pass_sampled<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u
         scan_counts(c.get().cast_const(), st.get(), m as u64)
     });
     assert_eq!(starts[m], n as u64, "the counts sum to n");
-    let (out_keys, out_vals) = (vec![T::default(); n], vec![u32::MAX; n]);
+    let (out_keys, out_vals) = (vec![T::default(); n], vec![u32::MAX; vals.len()]);
     let (ok, ov) = (Ptr::of(&out_keys), Ptr::of(&out_vals));
-    launch(blocks.len() as u32, EMU_THREADS, scatter_smem_bytes(kb as u32, 4) as usize, || unsafe {
-        scatter(
-            k.get().cast_const(),
-            v.get().cast_const(),
-            ok.get(),
-            ov.get(),
-            bl.get().cast_const(),
-            sp.get().cast_const(),
-            st.get().cast_const(),
-        )
+    let val_bytes = if vals.is_empty() { 0 } else { 4 };
+    launch(blocks.len() as u32, EMU_THREADS, scatter_smem_bytes(kb as u32, val_bytes) as usize, || unsafe {
+        let (ks, ls, bs, ss) =
+            (k.get().cast_const(), lb.get().cast_const(), bl.get().cast_const(), sp.get().cast_const());
+        if vals.is_empty() {
+            scatter::<T, u32, false>(ks, ls, std::ptr::null(), ok.get(), std::ptr::null_mut(), bs, ss, st.get())
+        } else {
+            scatter::<T, u32, true>(ks, ls, v.get().cast_const(), ok.get(), ov.get(), bs, ss, st.get())
+        }
     });
     let offsets = vec![0u32; segs.len() * BUCKETS as usize + 1];
     let of = Ptr::of(&offsets);
@@ -195,6 +196,33 @@ fn check<T: Word>(keys: &[T], segs: &[(u64, u64)], p: &Pass<T>, what: &str) -> u
         }
     }
     largest
+}
+
+/// Checks a pass of keys alone against the stable pass `with` of the same
+/// keys with their positions (checked by [`check`]): the same buckets,
+/// each holding the same keys.
+fn check_keys_alone<T: Word + Ord>(alone: &Pass<T>, with: &Pass<T>, what: &str) {
+    assert_eq!(alone.offsets, with.offsets, "{what}: keys alone, the buckets' offsets");
+    assert_eq!(alone.splitters, with.splitters, "{what}: keys alone, the splitters");
+    for w in alone.offsets.windows(2) {
+        let (lo, hi) = (w[0] as usize, w[1] as usize);
+        let (mut a, mut b) = (alone.keys[lo..hi].to_vec(), with.keys[lo..hi].to_vec());
+        a.sort_unstable();
+        b.sort_unstable();
+        assert!(a == b, "{what}: keys alone, the bucket at {lo}..{hi} holds other keys");
+    }
+}
+
+#[test]
+fn labels_give_the_buckets() {
+    let split: Vec<u32> = (1..WAYS).map(|i| i * 10).collect();
+    let tree = splitter_tree(&split);
+    for k in (0..WAYS * 10 + 20).chain([u32::MAX, 1 << 31]) {
+        let below = split.iter().filter(|&&s| s < k).count() as u32;
+        // SAFETY: a tree of WAYS keys.
+        let (want, got) = unsafe { (classify(tree.as_ptr(), k), bucket_of_label(tree.as_ptr(), below, k)) };
+        assert_eq!(got, want, "key {k}");
+    }
 }
 
 #[test]
@@ -272,6 +300,7 @@ fn one_pass_over_sizes_and_distributions() {
             let segs = [(0, n as u64)];
             let p = pass(&keys, &vals, &segs, 4096);
             let largest = check(&keys, &segs, &p, &format!("{dist} n={n}"));
+            check_keys_alone(&pass(&keys, &[], &segs, 4096), &p, &format!("{dist} n={n}"));
             // A bucket between splitters holds about its share, n / WAYS,
             // give or take the sampling: never 4 times that.
             if n >= 8193 {
@@ -322,6 +351,7 @@ fn a_pass_over_u64_keys() {
         let segs = [(0, n as u64)];
         let p = pass(&keys, &vals, &segs, 4096);
         let largest = check(&keys, &segs, &p, &format!("u64 {what}"));
+        check_keys_alone(&pass(&keys, &[], &segs, 4096), &p, &format!("u64 {what}"));
         let share = n as u64 / WAYS as u64;
         assert!(largest <= 4 * share + OVERSAMPLE as u64, "u64 {what}: a bucket of {largest} (share {share})");
     }
@@ -338,6 +368,9 @@ fn two_passes_then_each_bucket_sorted_is_the_sort() {
         let segs: Vec<(u64, u64)> = first.offsets.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
         let second = pass(&first.keys, &vals, &segs, 2048);
         check(&first.keys, &segs, &second, dist);
+        // Keys alone through both passes: the same buckets, the same keys in each.
+        let alone = pass(&first.keys, &[], &segs, 2048);
+        check_keys_alone(&alone, &second, dist);
         // Every final bucket sorted on its own: the whole input sorted.
         let mut got = second.keys.clone();
         for w in second.offsets.windows(2) {

@@ -59,10 +59,12 @@ impl Gpu {
         };
         self.launch(&sample, plan.sample_shape(segs.len()))?;
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
-        let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts };
+        // Labels for keys alone (their scatter reads them); with values it searches again.
+        let labels = if src.kind.pairs() { 0 } else { at(plan.labels) };
+        let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels };
         self.launch(&count, plan.count_shape(blocks.len()))?;
         self.scan_counts(counts, starts, blocks.len() * BUCKETS as usize, plan, temp)?;
-        let scatter = DistributeScatter { src, dst, blocks: tables, splitters, starts };
+        let scatter = DistributeScatter { src, labels, dst, blocks: tables, splitters, starts };
         self.launch(&scatter, plan.scatter_shape(blocks.len()))?;
         let offsets = DistributeOffsets {
             segments: at(plan.segments),

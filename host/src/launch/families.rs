@@ -745,7 +745,7 @@ impl Kernel for DistributeSample {
 }
 
 /// `distribute_count_{u32,u64}` (device `distribute::count`): a block per
-/// chunk counts its keys per bucket.
+/// chunk counts its keys per bucket and stores each key's label (a byte).
 pub(crate) struct DistributeCount {
     /// The key word: `U32` or `U64`.
     pub word: ItemKind,
@@ -753,6 +753,7 @@ pub(crate) struct DistributeCount {
     pub blocks: DevPtr,
     pub splitters: DevPtr,
     pub counts: DevPtr,
+    pub labels: DevPtr,
 }
 
 impl Kernel for DistributeCount {
@@ -760,7 +761,13 @@ impl Kernel for DistributeCount {
         KernelId::new(Family::DistributeCount, self.word)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.keys), Param::Ptr(self.blocks), Param::Ptr(self.splitters), Param::Ptr(self.counts)]
+        vec![
+            Param::Ptr(self.keys),
+            Param::Ptr(self.blocks),
+            Param::Ptr(self.splitters),
+            Param::Ptr(self.counts),
+            Param::Ptr(self.labels),
+        ]
     }
 }
 
@@ -818,9 +825,10 @@ impl Kernel for DistributeScanDown {
 
 /// `distribute_scatter_*` (device `distribute::scatter`): a block per chunk
 /// moves its items to their buckets, from `src` to `dst` (keys, and values
-/// when the kind has them).
+/// when the kind has them, stably), by the labels the count stored.
 pub(crate) struct DistributeScatter<'a> {
     pub src: &'a Items,
+    pub labels: DevPtr,
     pub dst: &'a Items,
     pub blocks: DevPtr,
     pub splitters: DevPtr,
@@ -835,12 +843,12 @@ impl Kernel for DistributeScatter<'_> {
         let (s, d) = (self.src, self.dst);
         let tables = [Param::Ptr(self.blocks), Param::Ptr(self.splitters), Param::Ptr(self.starts)];
         if s.kind.pairs() {
-            [Param::Ptr(s.keys), Param::Ptr(s.vals), Param::Ptr(d.keys), Param::Ptr(d.vals)]
+            [Param::Ptr(s.keys), Param::Ptr(self.labels), Param::Ptr(s.vals), Param::Ptr(d.keys), Param::Ptr(d.vals)]
                 .into_iter()
                 .chain(tables)
                 .collect()
         } else {
-            [Param::Ptr(s.keys), Param::Ptr(d.keys)].into_iter().chain(tables).collect()
+            [Param::Ptr(s.keys), Param::Ptr(self.labels), Param::Ptr(d.keys)].into_iter().chain(tables).collect()
         }
     }
 }

@@ -112,7 +112,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));
         }
-        all.push(Box::new(DistributeScatter { src: it, dst: it, blocks: 3, splitters: 4, starts: 5 }));
+        all.push(Box::new(DistributeScatter { src: it, labels: 6, dst: it, blocks: 3, splitters: 4, starts: 5 }));
     }
     for word in WORDS {
         all.push(Box::new(MapKeys { word, keys: 1, n: 2, mode: 0 }));
@@ -123,7 +123,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         all.push(Box::new(SearchBounds { word, keys: 1, n: 2, queries: 3, upper: 4, q: 5, out: 6 }));
         all.push(Box::new(OrderScan { word, keys: 1, n: 2, out: 3 }));
         all.push(Box::new(DistributeSample { word, keys: 1, segments: 2, splitters: 3, oversample: 16 }));
-        all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4 }));
+        all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4, labels: 5 }));
         all.push(Box::new(Reverse { word, p: 1, n: 2 }));
         let (offsets, row, across) = (2, 0, 3);
         all.push(Box::new(SegmentBoundaries { word, keys: 1, n: 2, offsets, count: 1, row, mode: 0, across }));

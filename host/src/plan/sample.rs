@@ -38,6 +38,9 @@ pub(crate) struct SamplePlan {
     /// The items between the passes: keys, values.
     pub keys: usize,
     pub vals: usize,
+    /// A byte a key: its label in the pass (the splitters below it), from
+    /// the count to the scatter (keys alone).
+    pub labels: usize,
     /// `WAYS` splitters a segment (the second pass's `BUCKETS` segments).
     pub splitters: usize,
     /// `BUCKETS` counts a block, and their scan: the parts' sums and
@@ -83,6 +86,7 @@ impl SamplePlan {
         let (kb, segs) = (kind.key_bytes(), BUCKETS as usize);
         let mut l = Layout::default();
         let (keys, vals) = l.items(n, kind);
+        let labels = l.region(if kind.pairs() { 0 } else { n });
         let splitters = l.region(segs * WAYS as usize * kb);
         let counts = l.region(max_blocks * BUCKETS as usize * 4);
         let starts = l.region((max_blocks * BUCKETS as usize + 1) * 8);
@@ -110,6 +114,7 @@ impl SamplePlan {
             offsets_shapes,
             keys,
             vals,
+            labels,
             splitters,
             counts,
             starts,
@@ -240,6 +245,8 @@ mod tests {
             segs.push((at, n as u64));
             assert!(blocks(&segs, p.chunks[1] as u64).count() <= p.max_blocks, "n={n}");
             assert!(p.temp_bytes >= n * 8, "n={n}: the items between the passes");
+            let keys = SamplePlan::new(&SortOptions::default(), ItemKind::U32, n, &crate::policy::HOPPER).unwrap();
+            assert!(keys.temp_bytes >= n * 5, "n={n}: the keys between the passes and their labels");
             assert_eq!(p.segment_opts.algorithm, Algorithm::MergeSort, "long buckets by the merge sort");
             assert_eq!(p.segment_opts.presorted, Presorted::Always, "an equality bucket found sorted");
         }
