@@ -59,8 +59,7 @@ impl Gpu {
         };
         self.launch(&sample, plan.sample_shape(segs.len()))?;
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
-        // Labels for keys alone (their scatter reads them); with values it searches again.
-        let labels = if src.kind.pairs() { 0 } else { at(plan.labels) };
+        let labels = if SamplePlan::labelled(src.kind) { at(plan.labels) } else { 0 };
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels };
         self.launch(&count, plan.count_shape(blocks.len()))?;
         self.scan_counts(counts, starts, blocks.len() * BUCKETS as usize, plan, temp)?;

@@ -39,7 +39,7 @@ pub(crate) struct SamplePlan {
     pub keys: usize,
     pub vals: usize,
     /// A byte a key: its label in the pass (the splitters below it), from
-    /// the count to the scatter (keys alone).
+    /// the count to the scatter, when [`SamplePlan::labelled`].
     pub labels: usize,
     /// `WAYS` splitters a segment (the second pass's `BUCKETS` segments).
     pub splitters: usize,
@@ -86,7 +86,7 @@ impl SamplePlan {
         let (kb, segs) = (kind.key_bytes(), BUCKETS as usize);
         let mut l = Layout::default();
         let (keys, vals) = l.items(n, kind);
-        let labels = l.region(if kind.pairs() { 0 } else { n });
+        let labels = l.region(if SamplePlan::labelled(kind) { n } else { 0 });
         let splitters = l.region(segs * WAYS as usize * kb);
         let counts = l.region(max_blocks * BUCKETS as usize * 4);
         let starts = l.region((max_blocks * BUCKETS as usize + 1) * 8);
@@ -141,6 +141,13 @@ const MAX_SCAN_PARTS: usize = 1024;
 /// The launch shapes of one pass: every kernel's, the one place they are
 /// made.
 impl SamplePlan {
+    /// Whether the count stores each key's label for the scatter: for keys
+    /// alone. With values the scatter searches again (the labels cost the
+    /// count what they save it, `docs/PERFORMANCE.md`).
+    pub fn labelled(kind: ItemKind) -> bool {
+        !kind.pairs()
+    }
+
     /// Samples a way for `n` keys of `key_bytes`, both passes: one for
     /// every `SAMPLE.keys_per_sample` keys of the final buckets' average
     /// (`n / WAYS^2`), a power of two from `MIN_OVERSAMPLE` to
