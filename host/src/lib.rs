@@ -6,8 +6,9 @@
 //! needs no CUDA toolkit and no GPU).
 //!
 //! - [`Gpu::sort`], [`Gpu::sort_pairs`], [`Gpu::sort_slice`]: full sorts
-//!   (the merge sort by default; bitonic sorts and GPU-Warpsort as
-//!   published as [`Algorithm`]s).
+//!   (by default the merge sort or the sample sort, whichever the GPU's
+//!   table says is faster for the keys and their number; each alone,
+//!   bitonic sorts and GPU-Warpsort as published as [`Algorithm`]s).
 //! - [`Gpu::argsort`] (`u32` positions), [`Gpu::argsort64`] (`u64`),
 //!   [`Gpu::argsort_slice`]: the permutation that sorts keys.
 //! - [`SortOptions::stable`]: equal keys keep their input order.

@@ -17,13 +17,23 @@ use crate::policy::{self, Policy};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Algorithm {
-    /// The merge sort (the default): GPU-Warpsort's pipeline, tuned. Tiles
+    /// The default: the faster of the merge sort and the sample sort for
+    /// what is sorted (key width, payload, stable or not) and how many, as
+    /// the GPU's tuning table says (`docs/PERFORMANCE.md` has the
+    /// measurements). On an H200 that is the sample sort for 8-byte keys
+    /// from a few million items, and for 4-byte keys around 2^25 to 2^27;
+    /// the merge sort elsewhere, for stable sorts of 4-byte keys, for user
+    /// key types, and whenever the sort may not wait for the GPU (a stream
+    /// being captured into a CUDA graph, the runs of a host sort).
+    #[default]
+    Auto,
+    /// The merge sort: GPU-Warpsort's pipeline, tuned. Tiles
     /// sorted by warp bitonic networks (merged in shared memory, or by
     /// block-wide bitonic stages: [`TileSort`]), then merge passes split
     /// exactly by merge path, each tile merged by a block in shared memory
     /// or by a warp's bitonic network ([`MergeKernel`]). Parameters:
-    /// [`MergeSortConfig`].
-    #[default]
+    /// [`MergeSortConfig`] (which [`Algorithm::Auto`] also follows where it
+    /// runs the merge sort).
     MergeSort,
     /// Full-array bitonic sort: fused shared-memory/register stages for
     /// strides below a block tile, one launch per larger stride.
@@ -35,17 +45,20 @@ pub enum Algorithm {
     /// parameters, [`PaperConfig`]): the reference the tuned
     /// [`Algorithm::MergeSort`] is measured against.
     WarpsortPaper,
-    /// A sample sort (in development, issue 15): two distribution passes by
-    /// sampled splitters cut the keys into buckets (keys equal to a
-    /// splitter into equality buckets), which the segmented sort then sorts
-    /// (`docs/PERFORMANCE.md` has the plan). Built-in keys of up to
-    /// `u32::MAX` items; stable through ranks as the other sorts.
+    /// The sample sort: two distribution passes by sampled splitters cut
+    /// the keys into buckets (keys equal to a splitter into equality
+    /// buckets), which the segmented sort then sorts (`docs/PERFORMANCE.md`
+    /// has the design). Built-in keys of up to `u32::MAX` items; stable
+    /// through ranks as the other sorts. It waits once for the GPU (the
+    /// first pass's bucket sizes): while the stream is being captured into
+    /// a CUDA graph, the merge sort runs instead.
     SampleSort,
 }
 
 impl Algorithm {
     /// Every algorithm, for benchmarks and tests.
-    pub const ALL: [Algorithm; 5] = [
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::Auto,
         Algorithm::MergeSort,
         Algorithm::Bitonic,
         Algorithm::BitonicNaive,
@@ -53,15 +66,17 @@ impl Algorithm {
         Algorithm::SampleSort,
     ];
 
-    /// Short name for reports (`warpsort` for the default merge sort, as
-    /// the benchmark's rows have always named it).
+    /// Short name for reports (`warpsort` for the default, as the
+    /// benchmark's rows name what [`Gpu::sort`](crate::Gpu::sort) runs).
     ///
     /// ```
-    /// assert_eq!(warpsort::Algorithm::MergeSort.name(), "warpsort");
+    /// assert_eq!(warpsort::Algorithm::Auto.name(), "warpsort");
+    /// assert_eq!(warpsort::Algorithm::MergeSort.name(), "merge-sort");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
-            Algorithm::MergeSort => "warpsort",
+            Algorithm::Auto => "warpsort",
+            Algorithm::MergeSort => "merge-sort",
             Algorithm::Bitonic => "bitonic",
             Algorithm::BitonicNaive => "bitonic-naive",
             Algorithm::WarpsortPaper => "warpsort-paper",
@@ -339,12 +354,13 @@ impl PaperConfig {
 /// ```
 /// use warpsort::{Order, SortOptions};
 /// let o = SortOptions { order: Order::Descending, stable: true, ..Default::default() };
-/// assert_eq!(o.algorithm, warpsort::Algorithm::MergeSort);
+/// assert_eq!(o.algorithm, warpsort::Algorithm::Auto);
 /// assert_eq!(SortOptions::descending().order, Order::Descending);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SortOptions {
-    /// The algorithm (the merge sort by default).
+    /// The algorithm (by default the faster one for what is sorted:
+    /// [`Algorithm::Auto`]).
     pub algorithm: Algorithm,
     /// Ascending (default) or descending.
     pub order: Order,
@@ -359,12 +375,12 @@ pub struct SortOptions {
     pub merge_sort: MergeSortConfig,
     /// The published GPU-Warpsort's parameters ([`Algorithm::WarpsortPaper`]).
     pub paper: PaperConfig,
-    /// Whether the merge sort first looks at the input's order (by default
-    /// from a size on): see [`Presorted`].
+    /// Whether the merge sort or the sample sort first looks at the input's
+    /// order (by default from a size on): see [`Presorted`].
     pub presorted: Presorted,
 }
 
-/// Whether a merge sort first scans its input's order: one read of the
+/// Whether a merge sort or a sample sort first scans its input's order: one read of the
 /// keys, and one wait for what it found. Input already in order then costs
 /// that read and nothing more, input in reverse order one reversal, input
 /// made of up to 32 ascending runs a merge of the runs
@@ -373,7 +389,8 @@ pub struct SortOptions {
 ///
 /// The wait makes the call return only once the GPU has reached the
 /// scan, so the scan is skipped while the handle's stream is being captured
-/// into a CUDA graph; [`Presorted::Never`] keeps every sort free of waits.
+/// into a CUDA graph; [`SortOptions::without_waits`] keeps a sort free of
+/// waits (no scan, and no sample sort, which waits once).
 ///
 /// ```
 /// use warpsort::{Presorted, SortOptions};
@@ -389,14 +406,15 @@ pub enum Presorted {
     /// has the measurements).
     #[default]
     Auto,
-    /// Scan every merge sort of more than one tile.
+    /// Scan every merge sort of more than one tile, and every sample sort.
     Always,
     /// Never scan.
     Never,
 }
 
 impl Presorted {
-    /// Whether a merge sort of `n` items scans, on a GPU of table `p`.
+    /// Whether a merge sort or a sample sort of `n` items scans, on a GPU of
+    /// table `p`.
     pub(crate) fn scans(self, n: usize, p: &Policy) -> bool {
         match self {
             Presorted::Auto => n >= p.presorted_min_items,
@@ -420,6 +438,21 @@ impl SortOptions {
     /// The default sort in `order`.
     pub fn ordered(order: Order) -> Self {
         SortOptions { order, ..Default::default() }
+    }
+
+    /// The same sort free of waits for the GPU: the call returns once the
+    /// work is queued. No scan of the order ([`Presorted::Never`]), and the
+    /// merge sort where [`Algorithm::Auto`] would run the sample sort (it
+    /// waits once for its buckets); other algorithms stay as asked.
+    ///
+    /// ```
+    /// use warpsort::{Algorithm, Presorted, SortOptions};
+    /// let o = SortOptions::default().without_waits();
+    /// assert_eq!((o.algorithm, o.presorted), (Algorithm::MergeSort, Presorted::Never));
+    /// ```
+    pub fn without_waits(self) -> Self {
+        let algorithm = if self.algorithm == Algorithm::Auto { Algorithm::MergeSort } else { self.algorithm };
+        SortOptions { algorithm, presorted: Presorted::Never, ..self }
     }
 
     /// Checks the options against what the kernels support (every sort does

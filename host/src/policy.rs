@@ -4,7 +4,8 @@
 //! parameter a caller left at zero; the measurements behind the numbers are
 //! in `docs/PERFORMANCE.md`, not here.
 
-use crate::launch::Shape;
+use crate::launch::{ItemKind, Shape};
+use crate::options::Algorithm;
 
 /// One device class's launch choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,12 +66,57 @@ pub(crate) struct Policy {
     /// Grid cap of the order scan (about the blocks resident at once: the
     /// warps stride over the rest and stop early together).
     pub order_scan_max_blocks: u32,
+    /// Where [`Algorithm::Auto`] runs the sample sort: see [`SampleRange`].
+    pub sample_ranges: &'static [SampleRange],
 }
+
+/// The items of one kind (as a full sort sees them: 4- or 8-byte keys,
+/// values, ranks) that [`Algorithm::Auto`] sorts by the sample sort: from
+/// `min_items` to `max_items`; the merge sort below and above, and for
+/// kinds the table does not list. Each bound lies midway between the two
+/// sizes measured around the crossing (`warpsort bench --suite choice`,
+/// `docs/PERFORMANCE.md`), or at the largest size measured where no
+/// crossing was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SampleRange {
+    pub kind: ItemKind,
+    pub min_items: usize,
+    pub max_items: usize,
+}
+
+/// Hopper's table for [`Algorithm::Auto`]: 8-byte keys from a few million
+/// items to about 2^27 (2^28 with `u64` values), `u32` keys with `u64`
+/// values and 4-byte keys alone from about 2^24.6 to 2^27 (with `u32`
+/// values to 2^26); never the stable sort of 4-byte keys.
+const HOPPER_SAMPLE: [SampleRange; 7] = [
+    SampleRange { kind: ItemKind::U32, min_items: 3 << 23, max_items: 3 << 26 },
+    SampleRange { kind: ItemKind::U32U32, min_items: 3 << 23, max_items: 3 << 25 },
+    SampleRange { kind: ItemKind::U32U64, min_items: 3 << 23, max_items: 3 << 26 },
+    SampleRange { kind: ItemKind::U64, min_items: 3 << 21, max_items: 3 << 26 },
+    SampleRange { kind: ItemKind::U64U32, min_items: 3 << 20, max_items: 3 << 26 },
+    SampleRange { kind: ItemKind::U64U64, min_items: 3 << 20, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U64Rank, min_items: 3 << 20, max_items: 3 << 26 },
+];
 
 impl Policy {
     /// An element-wise kernel's launch over `work` items.
     pub fn elementwise(&self, work: usize) -> Shape {
         Shape::covering(work, self.elementwise_threads, self.elementwise_max_blocks)
+    }
+
+    /// The algorithm [`Algorithm::Auto`] runs for `n` items of `kind` (the
+    /// sample sort only where the table lists it); any other is as asked.
+    pub fn algorithm(&self, asked: Algorithm, kind: ItemKind, n: usize) -> Algorithm {
+        match self.sample_range(kind) {
+            _ if asked != Algorithm::Auto => asked,
+            Some(r) if (r.min_items..=r.max_items).contains(&n) => Algorithm::SampleSort,
+            _ => Algorithm::MergeSort,
+        }
+    }
+
+    /// The sizes [`Algorithm::Auto`] sorts `kind` by the sample sort, if any.
+    pub fn sample_range(&self, kind: ItemKind) -> Option<&SampleRange> {
+        self.sample_ranges.iter().find(|r| r.kind == kind)
     }
 }
 
@@ -190,6 +236,7 @@ pub(crate) const HOPPER: Policy = Policy {
     gather_values_min_items: 1 << 19,
     order_scan_threads: 256,
     order_scan_max_blocks: 256,
+    sample_ranges: &HOPPER_SAMPLE,
 };
 
 /// Every GPU before Hopper (sm_70 to sm_89). Not tuned on any of them yet:

@@ -3,7 +3,8 @@
 //! into a graph and replayed on new data. Keys, pairs (stable too), argsort
 //! and equal rows (short and long), each replayed three times against the
 //! CPU reference; a sort asked to scan its input's order sorts in full
-//! when captured. (Segments given by offsets wait once for their counts:
+//! when captured, and one the default runs by the sample sort (which waits
+//! for its buckets) runs by the merge sort. (Segments given by offsets wait once for their counts:
 //! not capturable, as documented.)
 
 use std::sync::Arc;
@@ -97,6 +98,26 @@ fn sorts_replay_from_a_graph(g: &Gpu) {
             assert_eq!(s.clone_dtoh(k).unwrap(), want, "keys with the scan, round {r}");
         },
     );
+
+    // Keys the default sorts by the sample sort outside a capture (u64 keys
+    // from a few million on), which waits for its buckets: inside one, by
+    // its merge sort, in the same storage.
+    let m = (1 << 23) + 5;
+    let wide: Vec<Vec<u64>> = (0..5).map(|r| keys(Dist::Uniform, m, 400 + r)).collect();
+    let scratch = Scratch::with_capacity(&g, Gpu::sort_temp_bytes(&opts, m, 8, 0)).unwrap();
+    let mut st = (s.clone_htod(&wide[0]).unwrap(), scratch);
+    replay(
+        &s,
+        &mut st,
+        |(k, _), r| s.memcpy_htod(&wide[r], k).unwrap(),
+        |(k, scratch)| g.sort_with_scratch(k, &opts, scratch),
+        |(k, _), r| {
+            let mut want = wide[r].clone();
+            want.sort_unstable();
+            assert_eq!(s.clone_dtoh(k).unwrap(), want, "u64 keys, round {r}");
+        },
+    );
+    assert_eq!(st.1.allocations(), 1);
 
     // Stable pairs (u64 values), descending, the caller's storage.
     let stable = SortOptions { stable: true, order: Order::Descending, ..Default::default() };

@@ -5,7 +5,8 @@
 //! sorted a word a pass), pairs and stable pairs (the exact stable order),
 //! argsort, `small`: one sort of each kind, short enough for
 //! compute-sanitizer, and `large`: sizes where each segment's splitters come
-//! from more samples. (The tests that run `Algorithm::ALL` cover it too.)
+//! from more samples; and the default (`Algorithm::Auto`), which runs it where
+//! the GPU's table says. (The tests that run `Algorithm::ALL` cover it too.)
 
 use std::cmp::Reverse;
 
@@ -23,6 +24,7 @@ warpsort_testkit::tests_main! {
         argsort,
         small,
         large,
+        the_default_chooses,
     ],
 }
 
@@ -124,4 +126,52 @@ fn large(g: &Gpu) {
         check_sort::<u32>(g, dist, n, &opts(Order::Ascending, false));
     }
     check_sort_pairs::<u64>(g, Dist::Gaussian, (1 << 27) + 1, &opts(Order::Descending, false));
+}
+
+/// The default (`Algorithm::Auto`) runs the sample sort where the GPU's
+/// table lists the items and `n` (the kernels it launches tell), the merge
+/// sort elsewhere, and sorts right either way; input already in order is
+/// found by the scan first, with no distribution pass.
+fn the_default_chooses(g: &Gpu) {
+    let ran_sample = |run: &dyn Fn()| {
+        g.profile_begin();
+        run();
+        let times = g.profile_end().unwrap();
+        times.iter().any(|t| t.kernel.starts_with("distribute_scatter"))
+    };
+    let d = SortOptions::default();
+    let desc = SortOptions::descending();
+    let stable = SortOptions { stable: true, ..d };
+    // (what, whether the table (every GPU's today) says the sample sort, the sort)
+    let cases: [(&str, bool, &dyn Fn()); 9] = [
+        ("u32 keys 2^25 + 3", true, &|| check_sort::<u32>(g, Dist::Uniform, (1 << 25) + 3, &d)),
+        ("f32 keys 2^25, descending", true, &|| check_sort::<f32>(g, Dist::Gaussian, 1 << 25, &desc)),
+        ("u32 keys 2^20", false, &|| check_sort::<u32>(g, Dist::Uniform, 1 << 20, &d)),
+        ("u32 keys 2^25, sorted", false, &|| check_sort::<u32>(g, Dist::Sorted, 1 << 25, &d)),
+        ("u64 keys 2^23 + 1", true, &|| check_sort::<u64>(g, Dist::Zipf, (1 << 23) + 1, &d)),
+        ("i64 keys with u32 values 2^22", true, &|| check_sort_pairs::<i64>(g, Dist::FewUnique, 1 << 22, &desc)),
+        ("u32 keys 2^20 + 1 with stable values", false, &|| stable_default::<u32>(g, (1 << 20) + 1, &stable)),
+        ("u32 keys 2^25 with stable values", false, &|| stable_default::<u32>(g, 1 << 25, &stable)),
+        ("f64 keys 2^22 + 7 with stable values", true, &|| stable_default::<f64>(g, (1 << 22) + 7, &stable)),
+    ];
+    for (what, sample, run) in cases {
+        assert_eq!(ran_sample(run), sample, "{what}: whether the sample sort ran");
+    }
+}
+
+/// A stable key-value sort with `opts` of few-unique keys, checked against
+/// the CPU's stable order.
+fn stable_default<K: SortKey>(g: &Gpu, n: usize, opts: &SortOptions)
+where
+    K::Bits: FromPattern,
+{
+    let input: Vec<K> = keys(Dist::FewUnique, n, seed("default stable", n));
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let (mut dk, mut dv) = (g.stream().clone_htod(&input).unwrap(), g.stream().clone_htod(&vals).unwrap());
+    g.sort_pairs(&mut dk, &mut dv, opts).unwrap();
+    let (mut wk, mut wv) = (input, vals);
+    cpu::sort_pairs(&mut wk, &mut wv, opts.order);
+    let (gk, gv) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
+    assert!(gk.iter().zip(&wk).all(|(a, b)| a.to_bits() == b.to_bits()), "{} n={n}: keys", K::NAME);
+    assert!(gv == wv, "{} n={n}: not the stable order", K::NAME);
 }

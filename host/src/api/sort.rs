@@ -19,7 +19,8 @@ use crate::plan::{SortPlan, SortShape};
 pub const STABLE_MAX_LEN: usize = u32::MAX as usize;
 
 impl Gpu {
-    /// Sorts device keys ascending with the merge sort.
+    /// Sorts device keys ascending ([`Algorithm::Auto`](crate::Algorithm::Auto):
+    /// the merge sort or the sample sort, whichever is faster for them).
     ///
     /// ```no_run
     /// let gpu = warpsort::Gpu::new()?;
@@ -198,7 +199,10 @@ impl Gpu {
     /// for a key-value sort that moves its values once at the end (a stable
     /// one; 4-byte keys with 8-byte values) also the positions sorted with
     /// the keys (4 bytes an item; the values are gathered into the sort's
-    /// storage, or beside it up to one tile); for the bitonic sorts nothing. Ask before sorting, e.g. to reserve a
+    /// storage, or beside it up to one tile); for the sample sort (and the
+    /// default where it picks the sample sort, or past such sizes) the items
+    /// between its passes, a byte a key alone for its labels, and its tables;
+    /// for the bitonic sorts nothing. Ask before sorting, e.g. to reserve a
     /// [`Scratch`] or to split work that would not fit; the host-slice sorts
     /// need the items' own size on top.
     ///

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::key::{Order, Payload, SortKey};
 use crate::launch::{DevPtr, ItemKind, Items};
-use crate::options::{Presorted, SortOptions};
+use crate::options::SortOptions;
 use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
 
@@ -117,8 +117,9 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     mark(&mut events)?;
 
     // 1. Local sort of ordered patterns.
-    // No scan of the order: its wait would hold up the other GPUs' launches.
-    let local = SortOptions { order: Order::Ascending, presorted: Presorted::Never, ..opts.sort };
+    // No waits (a scan of the order, the sample sort's): one would hold up
+    // the other GPUs' launches.
+    let local = SortOptions { order: Order::Ascending, ..opts.sort }.without_waits();
     let mut work = Vec::with_capacity(members.len());
     for (m, inp) in members.iter().zip(inputs) {
         let (gpu, n) = (m.gpu, inp.n);

@@ -1,7 +1,7 @@
 //! The launchers: each takes a plan (`plan`) and the items, and makes the
 //! launches the plan resolved. `merge_sort`, `bitonic` and `paper` are the
-//! full sorts (`presorted` what the merge sort does first: input already in
-//! order), `segmented` the segmented ones, `permute` argsort and the stable
+//! full sorts (`presorted` what the merge sort and the sample sort do first:
+//! input already in order), `segmented` the segmented ones, `permute` argsort and the stable
 //! sorts, `keys` the key encodings around every sort.
 
 mod bitonic;
@@ -46,23 +46,24 @@ impl Gpu {
     }
 
     /// The algorithm alone, on keys already in their ordered patterns
-    /// (`temp`: the plan's temporary storage). A merge sort that scans its
-    /// input first may find nothing or little left to do.
+    /// (`temp`: the plan's temporary storage). A merge sort or a sample
+    /// sort that scans its input first may find nothing or little left to
+    /// do; a sample sort gives way to its merge sort while the stream is
+    /// captured (it waits for its buckets).
     fn run_algo(&self, items: &Items, plan: &SortPlan, temp: DevPtr) -> Result<()> {
         let algo_temp = temp + plan.algo_at as u64;
+        if let (Some(scan), Some(m)) = (&plan.presorted, plan.algo.merge())
+            && self.presorted(items, m, scan, temp, algo_temp)?
+        {
+            return Ok(());
+        }
         match &plan.algo {
             Algo::Nothing => Ok(()),
-            Algo::MergeSort(m) => {
-                if let Some(scan) = &plan.presorted
-                    && self.presorted(items, m, scan, temp, algo_temp)?
-                {
-                    return Ok(());
-                }
-                self.merge_sort(items, m, algo_temp)
-            }
+            Algo::MergeSort(m) => self.merge_sort(items, m, algo_temp),
             Algo::Bitonic(b) => self.bitonic(items, b),
             Algo::Paper(p) => self.paper(items, p, algo_temp),
-            Algo::Sample(s) => self.sample_sort(items, s, algo_temp),
+            Algo::Sample { sample, .. } if !self.capturing() => self.sample_sort(items, sample, algo_temp),
+            Algo::Sample { merge, .. } => self.merge_sort(items, merge, algo_temp),
         }
     }
 }

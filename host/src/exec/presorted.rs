@@ -3,7 +3,6 @@
 //! (reversed), a merge of the runs (a few ascending runs), or nothing more
 //! here (the full sort follows).
 
-use cudarc::driver::sys::CUstreamCaptureStatus;
 use warpsort_kernels::config::order_scan;
 
 use super::keys::word;
@@ -80,11 +79,5 @@ impl Gpu {
         self.launch(&OrderScan { word: items.kind.keys_only(), keys: items.keys, n: items.n, out: words }, scan.scan)?;
         self.download(words, &mut w)?;
         Ok(w)
-    }
-
-    /// Whether the handle's stream is being captured into a graph (or its
-    /// status cannot be read: then as if it were).
-    fn capturing(&self) -> bool {
-        !matches!(self.stream().capture_status(), Ok(CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE))
     }
 }

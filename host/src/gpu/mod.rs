@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::sys::CUstreamCaptureStatus;
 use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, DeviceSlice};
 
 pub use launch::{KernelArg, KernelTime};
@@ -200,6 +201,12 @@ impl Gpu {
     /// The stream warpsort's work runs on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+
+    /// Whether the handle's stream is being captured into a graph (or its
+    /// status cannot be read: then as if it were): no waits for the GPU then.
+    pub(crate) fn capturing(&self) -> bool {
+        !matches!(self.stream.capture_status(), Ok(CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE))
     }
 
     /// The CUDA context.

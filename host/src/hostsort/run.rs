@@ -21,7 +21,7 @@ use crate::gpu::scratch::{Scratch, alloc_bytes};
 use crate::gpu::staging::{Down, Lanes, Up};
 use crate::key::{Bits, Order, Payload, SortIndex, SortKey};
 use crate::launch::{DevPtr, ItemKind, Items};
-use crate::options::{Presorted, SortOptions};
+use crate::options::SortOptions;
 use crate::plan::SortShape;
 use crate::plan::merge_runs::MergeRunsPlan;
 use crate::policy::STREAMING;
@@ -110,12 +110,11 @@ impl Ctx<'_> {
         }
     }
 
-    /// The run sorts' options: ascending patterns, the caller's stability
-    /// and algorithm.
-    /// The runs' sorts: keys already mapped, and no scan of their order
-    /// (its wait would stall this thread, which feeds the uploads).
+    /// The runs' sorts: keys already mapped (ascending patterns), the
+    /// caller's stability, and no waits (one would stall this thread, which
+    /// feeds the uploads).
     fn local(&self) -> SortOptions {
-        SortOptions { order: Order::Ascending, presorted: Presorted::Never, ..self.opts.sort }
+        SortOptions { order: Order::Ascending, ..self.opts.sort }.without_waits()
     }
 
     fn shape(&self) -> SortShape {

@@ -93,13 +93,31 @@ pub(crate) struct BitonicPlan {
 
 /// How the items are sorted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[expect(clippy::large_enum_variant, reason = "a plan lives for one call, on the stack")]
 pub(crate) enum Algo {
     /// Fewer than two items: nothing to do.
     Nothing,
     MergeSort(MergeSortPlan),
     Bitonic(BitonicPlan),
     Paper(PaperPlan),
-    Sample(SamplePlan),
+    /// The sample sort, and the merge sort of the same items in the same
+    /// storage: what runs instead while the stream is captured into a graph
+    /// (the sample sort waits once), and whose regions merge the runs a
+    /// scan of the order finds.
+    Sample {
+        sample: SamplePlan,
+        merge: MergeSortPlan,
+    },
+}
+
+impl Algo {
+    /// The merge sort the plan runs or falls back on.
+    pub fn merge(&self) -> Option<&MergeSortPlan> {
+        match self {
+            Algo::MergeSort(m) | Algo::Sample { merge: m, .. } => Some(m),
+            _ => None,
+        }
+    }
 }
 
 /// Every decision of one full sort.
@@ -113,7 +131,8 @@ pub(crate) struct SortPlan {
     /// Where the algorithm's own regions start in temporary storage.
     pub algo_at: usize,
     pub algo: Algo,
-    /// The merge sort's scan of its input's order, when it makes one.
+    /// The scan of the input's order a merge sort or a sample sort makes
+    /// first, when it makes one.
     pub presorted: Option<PresortedPlan>,
     pub temp_bytes: usize,
 }
@@ -125,8 +144,9 @@ impl SortPlan {
     pub fn new(opts: &SortOptions, shape: SortShape, n: usize, p: &Policy) -> Result<Self> {
         opts.validate()?;
         let kind = shape.kind;
-        let algo = match opts.algorithm {
-            Algorithm::MergeSort => {
+        let algo = match p.algorithm(opts.algorithm, kind, n) {
+            // `Auto` is resolved: the arm keeps the match whole.
+            Algorithm::Auto | Algorithm::MergeSort => {
                 // Resolved (and so checked) whatever `n`.
                 let plan = MergeSortPlan::new(&opts.merge_sort, kind, n, p)?;
                 if n < 2 { Algo::Nothing } else { Algo::MergeSort(plan) }
@@ -140,19 +160,30 @@ impl SortPlan {
                 stage_threads: p.bitonic_stage_threads,
             }),
             Algorithm::WarpsortPaper => Algo::Paper(PaperPlan::new(&opts.paper, kind, n, p)?),
-            Algorithm::SampleSort => Algo::Sample(SamplePlan::new(opts, kind, n, p)?),
+            Algorithm::SampleSort => Algo::Sample {
+                sample: SamplePlan::new(opts, kind, n, p)?,
+                merge: MergeSortPlan::new(&opts.merge_sort, kind, n, p)?,
+            },
         };
-        let algo_bytes = match &algo {
+        // Storage grows with `n`: past the sizes `Auto` sorts by the sample
+        // sort, the merge sort keeps the storage the largest of them needs.
+        let kept = match p.sample_range(kind) {
+            Some(r) if opts.algorithm == Algorithm::Auto && n > r.max_items => {
+                SamplePlan::new(opts, kind, r.max_items, p)?.temp_bytes
+            }
+            _ => 0,
+        };
+        let algo_bytes = kept.max(match &algo {
             Algo::MergeSort(m) => m.temp_bytes,
             Algo::Paper(pp) => pp.temp_bytes,
-            Algo::Sample(sp) => sp.temp_bytes,
+            Algo::Sample { sample, merge } => sample.temp_bytes.max(merge.temp_bytes),
             Algo::Nothing | Algo::Bitonic(_) => 0,
-        };
+        });
         let mut l = Layout::default();
         let widened = (shape.fields.is_some() && n >= 2).then(|| l.region(shape.encoded_bytes(n)));
         let algo_at = if algo_bytes > 0 { l.region(algo_bytes) } else { l.next() };
-        let presorted = match &algo {
-            Algo::MergeSort(m) if m.passes > 0 && opts.presorted.scans(n, p) => {
+        let presorted = match algo.merge() {
+            Some(m) if m.passes > 0 && opts.presorted.scans(n, p) => {
                 Some(PresortedPlan::new(kind, n, l.region(PresortedPlan::WORDS_BYTES), p))
             }
             _ => None,
@@ -186,7 +217,10 @@ impl Launches for SortPlan {
                 out.push((KernelId::new(Family::BitonicFused, kind), b.block));
             }
             Algo::Paper(pp) => pp.launches(self.n, kind, out),
-            Algo::Sample(sp) => sp.launches(out),
+            Algo::Sample { sample, merge } => {
+                sample.launches(out);
+                merge.launches(kind, out);
+            }
         }
         if let Some(p) = &self.presorted {
             p.launches(out);

@@ -1,7 +1,7 @@
 //! Properties of the plans that must hold on every GPU (every tuning table).
 
 use super::*;
-use crate::options::{MergeKernel, MergeSortConfig, PaperConfig, TileSort};
+use crate::options::{MergeKernel, MergeSortConfig, PaperConfig, Presorted, TileSort};
 use crate::policy::ALL;
 
 fn options() -> Vec<SortOptions> {
@@ -35,6 +35,8 @@ fn shapes() -> Vec<SortShape> {
 fn temporary_storage_grows_with_n() {
     let mut sizes: Vec<usize> = vec![0, 1, 2, 255, 256, 257, 4095, 4096, 4097, 8192, 8193, 16384, 16385];
     sizes.extend((10..=26).flat_map(|p| [(1usize << p) - 1, 1 << p, (1 << p) + 1, 3 << (p - 1)]));
+    // Where `Auto` leaves the sample sort for the merge sort again.
+    sizes.extend([3 << 25, (3 << 25) + 1, 1 << 27, 3 << 26, (3 << 26) + 1, 1 << 28]);
     sizes.sort();
     for p in ALL {
         for o in options() {
@@ -75,6 +77,56 @@ fn temporary_storage_is_n_plus_c() {
         let narrow = SortPlan::new(&o, SortShape::new(2, 0), n, p).unwrap();
         assert_eq!(narrow.temp_bytes, n * 4 + keys);
         assert_eq!((narrow.widened, narrow.algo_at), (Some(0), n * 4));
+    }
+}
+
+/// `Auto` runs the sample sort where the GPU's table lists the items and
+/// `n`, the merge sort elsewhere; either way the merge sort is planned (the
+/// sample sort gives way to it while a graph is captured), and the scan of
+/// the order comes first from the policy's size on. Other algorithms run as
+/// asked.
+#[test]
+fn auto_follows_the_table() {
+    let o = SortOptions::default();
+    for p in ALL {
+        for shape in shapes() {
+            let kind = shape.kind;
+            let range = p.sample_range(kind);
+            for n in [2, 1000, 1 << 20, 3 << 20, 1 << 22, 3 << 21, 1 << 23, 1 << 24, 1 << 25, 1 << 26, 1 << 28] {
+                let plan = SortPlan::new(&o, shape, n, p).unwrap();
+                let sample = range.is_some_and(|r| (r.min_items..=r.max_items).contains(&n));
+                match plan.algo {
+                    Algo::Sample { merge, .. } => {
+                        assert!(sample, "{kind:?} n={n}");
+                        assert_eq!(
+                            Some(merge),
+                            SortPlan::new(&SortOptions::algorithm(Algorithm::MergeSort), shape, n, p)
+                                .unwrap()
+                                .algo
+                                .merge()
+                                .copied()
+                        );
+                    }
+                    Algo::MergeSort(_) => assert!(!sample, "{kind:?} n={n}"),
+                    other => panic!("{kind:?} n={n}: {other:?}"),
+                }
+                assert_eq!(plan.presorted.is_some(), n >= p.presorted_min_items, "{kind:?} n={n}");
+                let never = SortOptions { presorted: Presorted::Never, ..o };
+                assert_eq!(SortPlan::new(&never, shape, n, p).unwrap().presorted, None);
+                let no_waits = SortPlan::new(&o.without_waits(), shape, n, p).unwrap();
+                assert!(matches!(no_waits.algo, Algo::MergeSort(_)) && no_waits.presorted.is_none());
+            }
+        }
+        let kind_at = |kb, vb, n| SortPlan::new(&o, SortShape::new(kb, vb), n, p).unwrap().algo;
+        assert!(matches!(kind_at(8, 0, 1 << 24), Algo::Sample { .. }), "8-byte keys");
+        assert!(matches!(kind_at(4, 0, 1 << 26), Algo::Sample { .. }), "4-byte keys at 2^26");
+        assert!(matches!(kind_at(4, 0, 1 << 20), Algo::MergeSort(_)), "4-byte keys at 2^20");
+        let stable = SortPlan::new(&o, SortShape::new(4, 0).ranked(), 1 << 26, p).unwrap();
+        assert!(matches!(stable.algo, Algo::MergeSort(_)), "the stable sort of 4-byte keys");
+        for algorithm in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
+            let plan = SortPlan::new(&SortOptions::algorithm(algorithm), SortShape::new(8, 0), 1 << 24, p).unwrap();
+            assert!(!matches!(plan.algo, Algo::Sample { .. }), "{algorithm:?}");
+        }
     }
 }
 

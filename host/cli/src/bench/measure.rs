@@ -135,8 +135,7 @@ impl Bench<'_> {
                 Ordering::Equal => !opts.stable || w[0] < w[1],
                 Ordering::Greater => false,
             });
-        let who = if opts.algorithm == Algorithm::SampleSort { "sample" } else { "warpsort" };
-        let label = format!("{who} argsort{}", if opts.stable { " stable" } else { "" });
+        let label = format!("{} argsort{}", opts.algorithm.name(), if opts.stable { " stable" } else { "" });
         self.report.push(Row {
             suite,
             algo: label,

@@ -27,6 +27,10 @@ pub enum Suite {
     /// u32 keys with u64 values against n (2^12..2^28), unstable and
     /// stable, beside CUB.
     Values,
+    /// The merge sort against the sample sort for every kind of items a
+    /// full sort sees, against n (2^20..2^28): the evidence of the
+    /// algorithm table the default sort reads.
+    Choice,
     /// Composite keys (tuples, byte strings) and a three-column ORDER BY,
     /// beside CUB's comparator merge sort and its radix sort with a
     /// decomposer.
@@ -79,7 +83,7 @@ pub struct BenchArgs {
     /// free memory; 2 GiB with --quick).
     #[arg(long, value_name = "BYTES")]
     pub memory_limit: Option<usize>,
-    /// Leave out the rows of the sample sort (in development, issue 15).
+    /// Leave out the rows of the sample sort run alone (rows `sample`).
     #[arg(long)]
     pub no_sample: bool,
 }

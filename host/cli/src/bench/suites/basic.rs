@@ -66,14 +66,15 @@ pub fn warp(b: &mut Bench) -> Result<()> {
     Ok(())
 }
 
-/// Full sorts of u32 keys and pairs against n: every algorithm (the sample
-/// sort in development too) and CUB.
+/// Full sorts of u32 keys and pairs against n: every algorithm (the
+/// default, `warpsort`, and the merge sort and the sample sort it chooses
+/// between, each alone) and CUB.
 pub fn sizes(b: &mut Bench) -> Result<()> {
     for n in sizes_for(b.opts.quick) {
         progress(&format!("full sorts, n = 2^{}", n.trailing_zeros()));
         let keys_in = input::<u32>(Dist::Uniform, n);
         for pairs in [false, true] {
-            for algo in [Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
+            for algo in [Algorithm::Auto, Algorithm::MergeSort, Algorithm::Bitonic, Algorithm::WarpsortPaper] {
                 b.sort_row("sizes", algo, Dist::Uniform, pairs, &keys_in)?;
             }
             if !b.opts.no_sample {
@@ -105,6 +106,7 @@ pub fn dists(b: &mut Bench) -> Result<()> {
         progress(&format!("distribution {}, n = 2^24", dist.name()));
         let keys_in = input::<u32>(dist, n);
         for pairs in [false, true] {
+            b.sort_row("dists", Algorithm::Auto, dist, pairs, &keys_in)?;
             b.sort_row("dists", Algorithm::MergeSort, dist, pairs, &keys_in)?;
             b.sort_row("dists", Algorithm::WarpsortPaper, dist, pairs, &keys_in)?;
             if !b.opts.no_sample {

@@ -1,6 +1,7 @@
 //! One function per benchmark suite; [`run`] picks it.
 
 mod basic;
+mod choice;
 mod custom;
 mod host;
 mod multigpu;
@@ -26,6 +27,7 @@ pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
         Suite::Presorted => presorted::presorted(b),
         Suite::Types => types::types(b),
         Suite::Values => types::values(b),
+        Suite::Choice => choice::choice(b),
         Suite::Custom => custom::custom(b),
         Suite::Tune => tune::tune(b),
         Suite::Steps => steps::steps(b),

@@ -19,7 +19,7 @@ fn paper(cfg: PaperConfig) -> SortOptions {
 
 /// Options of the tuned pipeline with `cfg`.
 fn tuned(cfg: MergeSortConfig) -> SortOptions {
-    SortOptions { merge_sort: cfg, ..Default::default() }
+    SortOptions { merge_sort: cfg, ..SortOptions::algorithm(Algorithm::MergeSort) }
 }
 
 /// Figs. 11-13 at `n`: (suite, label, options) of every row, then one loop runs them.

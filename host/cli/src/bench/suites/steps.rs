@@ -53,7 +53,7 @@ fn print_steps(label: &str, what: &str, times: &[KernelTime]) {
 pub fn steps(b: &mut Bench) -> Result<()> {
     let n = 1 << 24;
     let keys_in = input::<u32>(Dist::Uniform, n);
-    let merge_sort = |cfg| SortOptions { merge_sort: cfg, ..Default::default() };
+    let merge_sort = |cfg| SortOptions { merge_sort: cfg, ..SortOptions::algorithm(Algorithm::MergeSort) };
     let warp_merge = MergeSortConfig { tile: 8192, tile_sort: TileSort::WarpMerge, ..Default::default() };
     for (label, cfg) in [("default", MergeSortConfig::default()), ("step1=WarpMerge tile=8192", warp_merge)] {
         for pairs in [false, true] {
@@ -64,7 +64,7 @@ pub fn steps(b: &mut Bench) -> Result<()> {
         }
     }
     progress("GPU-Warpsort time per step (default), n = 2^24, u32 key + u64 value");
-    let times = profiled::<u64>(b, &keys_in, true, &SortOptions::default())?;
+    let times = profiled::<u64>(b, &keys_in, true, &SortOptions::algorithm(Algorithm::MergeSort))?;
     print_steps("default", "u32:u64", &times);
     // Step 1 alone at every tile size: what each merge round in shared
     // memory costs (the merge passes run with small windows, unreported).

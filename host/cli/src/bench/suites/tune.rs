@@ -3,7 +3,7 @@
 //! n), then its parameters at 2^24, and the block merge's shape for wider items.
 
 use warpsort::kernels::config::{BLOCK_MERGE_KEYS_PER_THREAD, MERGE_KEYS_PER_LANE};
-use warpsort::{MergeKernel, MergeSortConfig, SortOptions, TileSort};
+use warpsort::{Algorithm, MergeKernel, MergeSortConfig, SortOptions, TileSort};
 use warpsort_testkit::data::Dist;
 
 use crate::bench::measure::Position;
@@ -17,7 +17,7 @@ fn row<K: warpsort::SortKey, V: Position>(
     pairs: bool,
     keys: &[K],
 ) -> Result<()> {
-    let o = SortOptions { merge_sort: cfg, ..Default::default() };
+    let o = SortOptions { merge_sort: cfg, ..SortOptions::algorithm(Algorithm::MergeSort) };
     b.sort_row_with::<K, V>("tune", name, o, Dist::Uniform, pairs, keys)
 }
 

@@ -1,7 +1,8 @@
 //! The types suite: key types, payload widths, argsort and the stable sort
 //! beside the same operations in CUB (argsort: CUB's rows include its iota
 //! kernel in the timing, as warpsort's include its own); each also by the
-//! sample sort in development (rows `sample`, issue 15).
+//! sample sort alone (rows `sample`; rows `warpsort` run the default, which
+//! chooses between the merge sort and the sample sort).
 
 use warpsort::{Algorithm, SortKey, SortOptions};
 use warpsort_testkit::data::{Dist, FromPattern};
