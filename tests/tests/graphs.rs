@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
-use warpsort::cudarc::driver::CudaStream;
 use warpsort::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
-use warpsort::{Gpu, Order, Presorted, Scratch, SortOptions};
+use warpsort::cudarc::driver::{CudaStream, DeviceRepr};
+use warpsort::{Gpu, Order, Presorted, Scratch, SortKey, SortOptions};
 use warpsort_testkit::{Dist, cpu, keys};
 
 warpsort_testkit::tests_main! {
@@ -45,6 +45,32 @@ fn replay<S>(
     }
 }
 
+/// Keys sorted with `opts` in the caller's storage (reserved beforehand: one
+/// allocation), replayed from a graph over `inputs[2..5]`.
+fn keys_replay<K: SortKey + Ord + DeviceRepr + std::fmt::Debug>(
+    g: &Gpu,
+    inputs: &[Vec<K>],
+    opts: &SortOptions,
+    what: &str,
+) {
+    let s = g.stream().clone();
+    let n = inputs[0].len();
+    let scratch = Scratch::with_capacity(g, Gpu::sort_temp_bytes(opts, n, size_of::<K>(), 0)).unwrap();
+    let mut st = (s.clone_htod(&inputs[0]).unwrap(), scratch);
+    replay(
+        &s,
+        &mut st,
+        |(k, _), r| s.memcpy_htod(&inputs[r], k).unwrap(),
+        |(k, scratch)| g.sort_with_scratch(k, opts, scratch),
+        |(k, _), r| {
+            let mut want = inputs[r].clone();
+            want.sort_unstable();
+            assert_eq!(s.clone_dtoh(k).unwrap(), want, "{what}, round {r}");
+        },
+    );
+    assert_eq!(st.1.allocations(), 1, "{what}");
+}
+
 fn sorts_replay_from_a_graph(g: &Gpu) {
     let g = g.with_stream(g.context().new_stream().unwrap()).unwrap();
     let s = g.stream().clone();
@@ -55,20 +81,7 @@ fn sorts_replay_from_a_graph(g: &Gpu) {
 
     // Keys, with the caller's storage reserved beforehand.
     let opts = SortOptions::default();
-    let scratch = Scratch::with_capacity(&g, Gpu::sort_temp_bytes(&opts, n, 4, 0)).unwrap();
-    let mut st = (s.clone_htod(&inputs[0]).unwrap(), scratch);
-    replay(
-        &s,
-        &mut st,
-        |(k, _), r| s.memcpy_htod(&inputs[r], k).unwrap(),
-        |(k, scratch)| g.sort_with_scratch(k, &opts, scratch),
-        |(k, _), r| {
-            let mut want = inputs[r].clone();
-            want.sort_unstable();
-            assert_eq!(s.clone_dtoh(k).unwrap(), want, "keys, round {r}");
-        },
-    );
-    assert_eq!(st.1.allocations(), 1);
+    keys_replay(&g, &inputs, &opts, "keys");
 
     // A sort that scans its input's order outside a capture sorts in full
     // inside one (the scan's wait cannot be captured): sorted and reversed
@@ -85,39 +98,13 @@ fn sorts_replay_from_a_graph(g: &Gpu) {
             v
         })
         .collect();
-    let scratch = Scratch::with_capacity(&g, Gpu::sort_temp_bytes(&scan, n, 4, 0)).unwrap();
-    let mut st = (s.clone_htod(&shaped[0]).unwrap(), scratch);
-    replay(
-        &s,
-        &mut st,
-        |(k, _), r| s.memcpy_htod(&shaped[r], k).unwrap(),
-        |(k, scratch)| g.sort_with_scratch(k, &scan, scratch),
-        |(k, _), r| {
-            let mut want = shaped[r].clone();
-            want.sort_unstable();
-            assert_eq!(s.clone_dtoh(k).unwrap(), want, "keys with the scan, round {r}");
-        },
-    );
+    keys_replay(&g, &shaped, &scan, "keys with the scan");
 
     // Keys the default sorts by the sample sort outside a capture (u64 keys
     // from a few million on), which waits for its buckets: inside one, by
     // its merge sort, in the same storage.
-    let m = (1 << 23) + 5;
-    let wide: Vec<Vec<u64>> = (0..5).map(|r| keys(Dist::Uniform, m, 400 + r)).collect();
-    let scratch = Scratch::with_capacity(&g, Gpu::sort_temp_bytes(&opts, m, 8, 0)).unwrap();
-    let mut st = (s.clone_htod(&wide[0]).unwrap(), scratch);
-    replay(
-        &s,
-        &mut st,
-        |(k, _), r| s.memcpy_htod(&wide[r], k).unwrap(),
-        |(k, scratch)| g.sort_with_scratch(k, &opts, scratch),
-        |(k, _), r| {
-            let mut want = wide[r].clone();
-            want.sort_unstable();
-            assert_eq!(s.clone_dtoh(k).unwrap(), want, "u64 keys, round {r}");
-        },
-    );
-    assert_eq!(st.1.allocations(), 1);
+    let wide: Vec<Vec<u64>> = (0..5).map(|r| keys(Dist::Uniform, (1 << 23) + 5, 400 + r)).collect();
+    keys_replay(&g, &wide, &opts, "u64 keys");
 
     // Stable pairs (u64 values), descending, the caller's storage.
     let stable = SortOptions { stable: true, order: Order::Descending, ..Default::default() };
