@@ -380,10 +380,10 @@ pub struct SortOptions {
     pub presorted: Presorted,
 }
 
-/// Whether a merge sort or a sample sort first scans its input's order: one read of the
-/// keys, and one wait for what it found. Input already in order then costs
-/// that read and nothing more, input in reverse order one reversal, input
-/// made of up to 32 ascending runs a merge of the runs
+/// Whether a merge sort or a sample sort first scans its input's order:
+/// one read of the keys, and one wait for what it found. Input already in
+/// order then costs that read and nothing more, input in reverse order one
+/// reversal, input made of up to 32 ascending runs a merge of the runs
 /// (`log2(runs)` passes); any other input is sorted as without the scan, its
 /// scan stopped early.
 ///

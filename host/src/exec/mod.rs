@@ -1,8 +1,9 @@
 //! The launchers: each takes a plan (`plan`) and the items, and makes the
-//! launches the plan resolved. `merge_sort`, `bitonic` and `paper` are the
-//! full sorts (`presorted` what the merge sort and the sample sort do first:
-//! input already in order), `segmented` the segmented ones, `permute` argsort and the stable
-//! sorts, `keys` the key encodings around every sort.
+//! launches the plan resolved. `merge_sort`, `bitonic`, `paper` and `sample`
+//! are the full sorts (`presorted` what the merge sort and the sample sort
+//! do first: input already in order), `segmented` the segmented ones,
+//! `permute` argsort and the stable sorts, `keys` the key encodings around
+//! every sort.
 
 mod bitonic;
 mod buckets;
