@@ -395,8 +395,8 @@ pub struct SortOptions {
 /// ```
 /// use warpsort::{Presorted, SortOptions};
 /// assert_eq!(SortOptions::default().presorted, Presorted::Auto);
-/// let no_wait = SortOptions { presorted: Presorted::Never, ..Default::default() };
-/// # let _ = no_wait;
+/// let no_scan = SortOptions { presorted: Presorted::Never, ..Default::default() };
+/// assert_eq!(SortOptions::default().without_waits().presorted, no_scan.presorted);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
