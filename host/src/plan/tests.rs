@@ -36,7 +36,7 @@ fn temporary_storage_grows_with_n() {
     let mut sizes: Vec<usize> = vec![0, 1, 2, 255, 256, 257, 4095, 4096, 4097, 8192, 8193, 16384, 16385];
     sizes.extend((10..=26).flat_map(|p| [(1usize << p) - 1, 1 << p, (1 << p) + 1, 3 << (p - 1)]));
     // Where `Auto` leaves the sample sort for the merge sort again.
-    sizes.extend([3 << 25, (3 << 25) + 1, 1 << 27, 3 << 26, (3 << 26) + 1, 1 << 28]);
+    sizes.extend([3 << 25, (3 << 25) + 1, 1 << 27, 3 << 26, (3 << 26) + 1, 1 << 28, (1 << 28) + 1]);
     sizes.sort();
     for p in ALL {
         for o in options() {
