@@ -12,8 +12,12 @@
 //! - `bundle`: release test and benchmark binaries plus a runner script in
 //!   `bundle/`, for a GPU machine without Rust.
 //! - `plot RESULTS.jsonl OUT_DIR`: the benchmark's rows as CSV and SVG charts.
+//! - `choice RESULTS.jsonl`: the `choice` suite's rows as the table of merge
+//!   sort over sample sort time and the `SampleRange` entries of
+//!   `host/src/policy.rs` they imply.
 
 mod bundle;
+mod choice;
 mod plot;
 mod ptx;
 mod ptxas;
@@ -32,8 +36,9 @@ fn main() -> ExitCode {
         Some("build-ptx") => ptx::build(&root(), flag("--check"), flag("--require-ptxas")),
         Some("bundle") => bundle::bundle(&root()),
         Some("plot") if args.len() == 3 => plot::plot(std::path::Path::new(&args[1]), std::path::Path::new(&args[2])),
+        Some("choice") if args.len() == 2 => choice::choice(std::path::Path::new(&args[1])),
         _ => {
-            Err("usage: cargo xtask build-ptx [--check] [--require-ptxas] | bundle | plot RESULTS.jsonl OUT_DIR".into())
+            Err("usage: cargo xtask build-ptx [--check] [--require-ptxas] | bundle | plot RESULTS.jsonl OUT_DIR | choice RESULTS.jsonl".into())
         }
     };
     match result {

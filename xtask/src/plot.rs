@@ -13,15 +13,15 @@ use serde::Deserialize;
 /// One benchmark row (the fields `warpsort bench` writes; others ignored).
 #[derive(Clone, Debug, Deserialize)]
 pub struct Row {
-    suite: String,
-    algo: String,
-    dtype: String,
-    pairs: bool,
+    pub suite: String,
+    pub algo: String,
+    pub dtype: String,
+    pub pairs: bool,
     dist: String,
-    n: u64,
-    ms: f64,
+    pub n: u64,
+    pub ms: f64,
     keys_per_s: f64,
-    verified: bool,
+    pub verified: bool,
     #[serde(default)]
     gpu: String,
 }
