@@ -35,9 +35,11 @@ fn kind(r: &Row) -> Option<&'static str> {
     })
 }
 
-/// Merge sort time over sample sort time, each kind's sizes in order, from
-/// the suite's rows (every one must be verified).
-fn ratios(rows: &[Row]) -> Result<BTreeMap<&'static str, Vec<(u64, f64)>>, String> {
+/// Each kind's `(n, merge sort time / sample sort time)`, `n` increasing.
+type Ratios = BTreeMap<&'static str, Vec<(u64, f64)>>;
+
+/// [`Ratios`] from the suite's rows (every one must be verified).
+fn ratios(rows: &[Row]) -> Result<Ratios, String> {
     let mut times: BTreeMap<&'static str, BTreeMap<u64, [Option<f64>; 2]>> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.suite == "choice") {
         let Some(k) = kind(r) else { continue };
