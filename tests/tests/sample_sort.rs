@@ -85,27 +85,28 @@ fn argsort(g: &Gpu) {
     }
 }
 
-/// A stable key-value sort against the CPU's stable order, exactly.
-fn stable<K: SortKey>(g: &Gpu, dist: Dist, n: usize, order: Order)
+/// A stable key-value sort with `o` (stable) against the CPU's stable
+/// order, exactly.
+fn stable<K: SortKey>(g: &Gpu, dist: Dist, n: usize, o: &SortOptions)
 where
     K::Bits: FromPattern,
 {
     let input: Vec<K> = keys(dist, n, seed("sample stable", n));
     let vals: Vec<u32> = (0..n as u32).collect();
     let (mut dk, mut dv) = (g.stream().clone_htod(&input).unwrap(), g.stream().clone_htod(&vals).unwrap());
-    g.sort_pairs(&mut dk, &mut dv, &opts(order, true)).unwrap();
+    g.sort_pairs(&mut dk, &mut dv, o).unwrap();
     let (mut wk, mut wv) = (input, vals);
-    cpu::sort_pairs(&mut wk, &mut wv, order);
+    cpu::sort_pairs(&mut wk, &mut wv, o.order);
     let (gk, gv) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
     assert!(gk.iter().zip(&wk).all(|(a, b)| a.to_bits() == b.to_bits()), "{} {} n={n}: keys", K::NAME, dist.name());
-    assert!(gv == wv, "{} {} n={n} {order:?}: not the stable order", K::NAME, dist.name());
+    assert!(gv == wv, "{} {} n={n} {o:?}: not the stable order", K::NAME, dist.name());
 }
 
 fn stable_pairs_keep_input_order(g: &Gpu) {
     for order in [Order::Ascending, Order::Descending] {
         for dist in [Dist::FewUnique, Dist::AllEqual, Dist::Zipf, Dist::Uniform] {
-            stable::<u32>(g, dist, 1_000_003, order);
-            stable::<f64>(g, dist, 300_007, order);
+            stable::<u32>(g, dist, 1_000_003, &opts(order, true));
+            stable::<f64>(g, dist, 300_007, &opts(order, true));
         }
     }
 }
@@ -115,7 +116,7 @@ fn stable_pairs_keep_input_order(g: &Gpu) {
 fn small(g: &Gpu) {
     check_sort::<u32>(g, Dist::Uniform, 70_001, &opts(Order::Ascending, false));
     check_sort_pairs::<u32>(g, Dist::FewUnique, 70_001, &opts(Order::Descending, false));
-    stable::<u32>(g, Dist::FewUnique, 70_001, Order::Ascending);
+    stable::<u32>(g, Dist::FewUnique, 70_001, &opts(Order::Ascending, true));
     check_sort::<u64>(g, Dist::Zipf, 70_001, &opts(Order::Ascending, false));
 }
 
@@ -141,7 +142,7 @@ fn the_default_chooses(g: &Gpu) {
     };
     let d = SortOptions::default();
     let desc = SortOptions::descending();
-    let stable = SortOptions { stable: true, ..d };
+    let stably = SortOptions { stable: true, ..d };
     // (what, whether the table (every GPU's today) says the sample sort, the sort)
     let cases: [(&str, bool, &dyn Fn()); 9] = [
         ("u32 keys 2^25 + 3", true, &|| check_sort::<u32>(g, Dist::Uniform, (1 << 25) + 3, &d)),
@@ -150,28 +151,11 @@ fn the_default_chooses(g: &Gpu) {
         ("u32 keys 2^25, sorted", false, &|| check_sort::<u32>(g, Dist::Sorted, 1 << 25, &d)),
         ("u64 keys 2^23 + 1", true, &|| check_sort::<u64>(g, Dist::Zipf, (1 << 23) + 1, &d)),
         ("i64 keys with u32 values 2^22", true, &|| check_sort_pairs::<i64>(g, Dist::FewUnique, 1 << 22, &desc)),
-        ("u32 keys 2^20 + 1 with stable values", false, &|| stable_default::<u32>(g, (1 << 20) + 1, &stable)),
-        ("u32 keys 2^25 with stable values", false, &|| stable_default::<u32>(g, 1 << 25, &stable)),
-        ("f64 keys 2^22 + 7 with stable values", true, &|| stable_default::<f64>(g, (1 << 22) + 7, &stable)),
+        ("u32 keys 2^20 + 1 with stable values", false, &|| stable::<u32>(g, Dist::FewUnique, (1 << 20) + 1, &stably)),
+        ("u32 keys 2^25 with stable values", false, &|| stable::<u32>(g, Dist::FewUnique, 1 << 25, &stably)),
+        ("f64 keys 2^22 + 7 with stable values", true, &|| stable::<f64>(g, Dist::FewUnique, (1 << 22) + 7, &stably)),
     ];
     for (what, sample, run) in cases {
         assert_eq!(ran_sample(run), sample, "{what}: whether the sample sort ran");
     }
-}
-
-/// A stable key-value sort with `opts` of few-unique keys, checked against
-/// the CPU's stable order.
-fn stable_default<K: SortKey>(g: &Gpu, n: usize, opts: &SortOptions)
-where
-    K::Bits: FromPattern,
-{
-    let input: Vec<K> = keys(Dist::FewUnique, n, seed("default stable", n));
-    let vals: Vec<u32> = (0..n as u32).collect();
-    let (mut dk, mut dv) = (g.stream().clone_htod(&input).unwrap(), g.stream().clone_htod(&vals).unwrap());
-    g.sort_pairs(&mut dk, &mut dv, opts).unwrap();
-    let (mut wk, mut wv) = (input, vals);
-    cpu::sort_pairs(&mut wk, &mut wv, opts.order);
-    let (gk, gv) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
-    assert!(gk.iter().zip(&wk).all(|(a, b)| a.to_bits() == b.to_bits()), "{} n={n}: keys", K::NAME);
-    assert!(gv == wv, "{} n={n}: not the stable order", K::NAME);
 }
