@@ -24,7 +24,7 @@
 
 use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, sync_warp, thread_idx};
 use crate::config::{MERGE_READ_AHEAD, SAMPLE_STRIDE, WARP_SIZE, merge_inputs_skewed, merge_pass_out_region, skewed};
-use crate::item::{Item, Items, Key, Pair, Word};
+use crate::item::{Item, Items, Key, Pair, Rank, Ranked, Word};
 use crate::merge_path::{Pass, Samples, merge_path_by};
 use crate::network::warp_sort;
 use crate::tile::{load_blocked, store_blocked};
@@ -316,12 +316,20 @@ pub unsafe fn merge_tiles<K: Key, V: Word, const N: usize>(
 ///
 /// Records the samples of `dst` for the first merge pass's partition.
 ///
+/// With `STABLE`, equal keys keep their input order (the stable key-value
+/// sort's tiles): the warp's network, the one step that is not stable, sorts
+/// each key beside its position in the tile (`Ranked`), and every item is
+/// then fetched by that position from the tile staged in shared memory. The
+/// merges after it take ties from the lower run first, which holds the
+/// earlier positions, so the tile comes out in input order among equal keys
+/// and the merge passes keep it so.
+///
 /// # Safety
 /// `src` and `dst` hold `n` items, `samples` (if any) room for their
 /// samples; `seg == blockDim * N`, a power of two; shared memory holds
 /// `config::tile_merge_smem_slots(seg)` items.
 #[inline(always)]
-pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(
+pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize, const STABLE: bool>(
     src: Items<K, V>,
     dst: Items<K, V>,
     n: u64,
@@ -356,7 +364,23 @@ pub unsafe fn sort_tiles<K: Key, V: Word, const N: usize>(
     let mut x = unsafe {
         load_blocked::<K, V, N>(&src.offset(start + first.min(len) as usize), 0, len.saturating_sub(first) as usize)
     };
-    warp_sort(&mut x, lane);
+    if STABLE {
+        for (r, p) in x.iter().enumerate() {
+            put(skewed(first) + r as u32, *p);
+        }
+        sync_warp();
+        // Pads rank past every real item: their positions lie at or past `len`.
+        let mut ranked: [Ranked<K>; N] = core::array::from_fn(|r| Pair { k: x[r].k, v: Rank(first + r as u32) });
+        warp_sort(&mut ranked, lane);
+        for (slot, p) in x.iter_mut().zip(&ranked) {
+            // A position within this warp's run of the tile, staged above.
+            *slot = at(p.v.0);
+        }
+        // The lanes' fetches are done before the merges below overwrite the slots.
+        sync_warp();
+    } else {
+        warp_sort(&mut x, lane);
+    }
 
     let mut run = WARP_SIZE * per;
     while run < tile {
@@ -399,7 +423,7 @@ macro_rules! entries {
             src_dst_kernel!(
                 concat!(crate::kernel_name!(merge_tile_sort), "_", stringify!($sfx)),
                 /// Step 1 by warp sorts and block merges: tiles of `seg = blockDim * TILE_MERGE_KEYS_PER_LANE` items.
-                fn tile_sort<$K, $V>(n: u64, seg: u64) + samples => sort_tiles::<$K, $V, { crate::config::TILE_MERGE_KEYS_PER_LANE as usize }>
+                fn tile_sort<$K, $V>(n: u64, seg: u64) + samples => sort_tiles::<$K, $V, { crate::config::TILE_MERGE_KEYS_PER_LANE as usize }, false>
             );
             crate::block_merge_widths!(width_modules, pass);
         }
@@ -407,3 +431,26 @@ macro_rules! entries {
 }
 crate::for_items!(entries);
 crate::for_ranked!(entries);
+
+/// The stable step 1 (`sort_tiles` with `STABLE`), for the items a stable
+/// key-value sort moves with its keys: 4-byte payloads (values, or the
+/// positions whose values are gathered after the sort).
+macro_rules! stable_entries {
+    ($K:ty, $V:ty, $sfx:ident) => {
+        #[doc = concat!("Stable step 1 for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
+        pub mod $sfx {
+            use super::*;
+            src_dst_kernel!(
+                concat!(crate::kernel_name!(merge_tile_sort_stable), "_", stringify!($sfx)),
+                /// Step 1 by warp sorts of (key, position) and block merges, equal keys in input order.
+                fn tile_sort_stable<$K, $V>(n: u64, seg: u64) + samples => sort_tiles::<$K, $V, { crate::config::TILE_MERGE_KEYS_PER_LANE as usize }, true>
+            );
+        }
+    };
+}
+
+/// The stable step 1's entry points.
+pub mod stable {
+    use super::*;
+    crate::for_stable_tiles!(stable_entries);
+}

@@ -84,6 +84,18 @@ macro_rules! for_ranked {
     };
 }
 
+/// Instantiates a kernel-defining macro for the items whose merge sort keeps
+/// equal keys in input order by itself (`block_merge`'s stable step 1): the
+/// built-in keys with 4-byte payloads, suffixes `u32_u32` and `u64_u32`.
+#[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))]
+#[macro_export]
+macro_rules! for_stable_tiles {
+    ($m:ident) => {
+        $m!(u32, u32, u32_u32);
+        $m!(u64, u32, u64_u32);
+    };
+}
+
 /// Built for a user's key type (`warpsort-build` sets `--cfg
 /// warpsort_custom`): the kernels of its items only, suffixes `key`,
 /// `key_u32`, `key_u64` (payloads as above).

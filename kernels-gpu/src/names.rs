@@ -37,6 +37,9 @@ macro_rules! kernel_name {
     (merge_tile_sort) => {
         "merge_tile_sort"
     };
+    (merge_tile_sort_stable) => {
+        "merge_tile_sort_stable"
+    };
     (merge_partition) => {
         "merge_partition"
     };
@@ -176,6 +179,8 @@ names! {
     BITONIC_FLIP = bitonic_flip;
     /// Step 1 by warp sorts and block merges.
     MERGE_TILE_SORT = merge_tile_sort;
+    /// Step 1 by warp sorts and block merges, equal keys in input order.
+    MERGE_TILE_SORT_STABLE = merge_tile_sort_stable;
     /// A merge pass's merge-path partition.
     MERGE_PARTITION = merge_partition;
     /// A block-merge pass (width: outputs per thread).

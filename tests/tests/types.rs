@@ -20,6 +20,7 @@ warpsort_testkit::tests_main! {
         argsort_every_algorithm_size_and_order,
         segments_with_64_bit_payloads,
         millions,
+        stable_defaults_in_the_millions,
         host_slices_and_errors,
         sixteen_bit_keys,
         segments_by_offsets_with_64_bit_payloads,
@@ -321,6 +322,26 @@ fn millions(g: &Gpu) {
     check_pairs::<f64, u64>(g, Dist::FewUnique, n, &opts(Algorithm::Bitonic, Order::Descending, true));
     check_argsort::<f32>(g, Dist::FewUnique, 1 << 22, &opts(Algorithm::MergeSort, Order::Ascending, true));
     check_argsort::<u32>(g, Dist::Uniform, 1 << 22, &opts(Algorithm::MergeSort, Order::Descending, false));
+}
+
+/// The default's stable sorts where it moves 4-byte values with their keys
+/// (the merge sort's stable step 1) from where it scans the input's order,
+/// and `u64` keys on both sides of where it ranks them for the sample sort:
+/// duplicate-heavy inputs, and descending ones with equal neighbours (which
+/// must not be reversed).
+fn stable_defaults_in_the_millions(g: &Gpu) {
+    for order in [Order::Ascending, Order::Descending] {
+        let o = opts(Algorithm::Auto, order, true);
+        for dist in [Dist::FewUnique, Dist::Zipf, Dist::Dominant, Dist::Reverse, Dist::AllEqual] {
+            check_pairs::<u32, u32>(g, dist, (1 << 24) + 3, &o);
+        }
+        for n in [(1 << 21) + 7, (1 << 22) + 7] {
+            check_pairs::<u64, i32>(g, Dist::FewUnique, n, &o);
+            check_pairs::<f64, f32>(g, Dist::Dominant, n, &o);
+        }
+        check_pairs::<i32, u64>(g, Dist::FewUnique, (1 << 22) + 1, &o);
+        check_argsort::<f32>(g, Dist::Zipf, (1 << 22) + 1, &o);
+    }
 }
 
 fn host_slices_and_errors(g: &Gpu) {

@@ -167,8 +167,8 @@ impl Gpu {
     ) -> Result<()> {
         let (n, vb) = (items.n, shape.kind.val_bytes());
         match PairsPlan::new(opts, shape, n, self.policy())? {
-            PairsPlan::WithKeys(plan) => {
-                self.with_scratch(scratch, plan.temp_bytes, |temp| self.run_sort(items, &plan, mode, temp))
+            PairsPlan::WithKeys { plan, temp_bytes } => {
+                self.with_scratch(scratch, temp_bytes, |temp| self.run_sort(items, &plan, mode, temp))
             }
             PairsPlan::Gathered { .. } if n < 2 => Ok(()),
             PairsPlan::Gathered { plan, temp_bytes } => self.with_scratch(scratch, temp_bytes, |temp| {

@@ -39,10 +39,12 @@ impl Gpu {
     /// Step 1: every tile of `src` sorted into `dst`, recording the samples
     /// of `dst`.
     fn tile_sort(&self, src: &Items, dst: &Items, plan: &MergeSortPlan, samples: Samples) -> Result<()> {
-        let (tile, shape) = (plan.tile.tile, plan.tile.shape);
+        let (tile, shape, stable) = (plan.tile.tile, plan.tile.shape, plan.tile.stable);
+        let kind = plan.tile_items(src.kind);
+        let (src, dst) = (&Items { kind, ..*src }, &Items { kind, ..*dst });
         match plan.tile.sort {
             TileSort::BlockBitonic => self.launch(&BlockSort { src, dst, seg: tile, samples }, shape),
-            TileSort::WarpMerge => self.launch(&MergeTileSort { src, dst, tile, samples }, shape),
+            TileSort::WarpMerge => self.launch(&MergeTileSort { src, dst, tile, stable, samples }, shape),
         }
     }
 

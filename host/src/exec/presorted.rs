@@ -32,8 +32,9 @@ impl Gpu {
         if self.capturing() {
             return Ok(false);
         }
-        let ranked = items.kind.is_ranked();
-        match Found::from_words(&self.scan_words(items, scan, temp + scan.words_at as u64)?, items.n, ranked) {
+        // Equal keys keep their input order: a descending input with equal neighbours is not reversed.
+        let ties_in_order = items.kind.is_ranked() || sort.tile.stable;
+        match Found::from_words(&self.scan_words(items, scan, temp + scan.words_at as u64)?, items.n, ties_in_order) {
             Found::Sorted => Ok(true),
             Found::Reversed => {
                 self.launch(&Reverse { word: items.kind.keys_only(), p: items.keys, n: items.n }, scan.reverse)?;

@@ -82,17 +82,20 @@ impl Kernel for BlockSort<'_> {
 }
 
 /// `merge_tile_sort_*` (device `block_merge::sort_tiles`): step 1 by warp
-/// sorts merged in shared memory, `tile` items a block.
+/// sorts merged in shared memory, `tile` items a block; with `stable`,
+/// `merge_tile_sort_stable_*` (equal keys in input order).
 pub(crate) struct MergeTileSort<'a> {
     pub src: &'a Items,
     pub dst: &'a Items,
     pub tile: usize,
+    pub stable: bool,
     pub samples: Samples,
 }
 
 impl Kernel for MergeTileSort<'_> {
     fn id(&self) -> KernelId {
-        KernelId::new(Family::MergeTileSort, self.src.kind)
+        let family = if self.stable { Family::MergeTileSortStable } else { Family::MergeTileSort };
+        KernelId::new(family, self.src.kind)
     }
     fn params(&self) -> Vec<Param> {
         [&items(self.src)[..], &items(self.dst), &[u64(self.src.n), u64(self.tile)], &samples(self.samples)].concat()

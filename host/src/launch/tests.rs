@@ -61,7 +61,10 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         let it: &'static Items = Box::leak(Box::new(Items::new(1, 2, 10, kind)));
         let s = Samples::NONE;
         all.push(Box::new(BlockSort { src: it, dst: it, seg: 4, samples: s }));
-        all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, samples: s }));
+        all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, stable: false, samples: s }));
+        if matches!(kind, ItemKind::U32U32 | ItemKind::U64U32) {
+            all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, stable: true, samples: s }));
+        }
         all.push(Box::new(MergePartition { items: it, samples: s, run: 1, split: 1, window: 2, parts: 3 }));
         for outputs in BLOCK_MERGE_KEYS_PER_THREAD {
             all.push(Box::new(BlockMerge { outputs, src: it, dst: it, run: 1, split: 1, parts: 2, samples: s }));

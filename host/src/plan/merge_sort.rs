@@ -14,6 +14,9 @@ use crate::policy::Policy;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TileStep {
     pub sort: TileSort,
+    /// Whether step 1 keeps equal keys in input order by itself
+    /// ([`MergeSortPlan::in_order`]).
+    pub stable: bool,
     /// Items per tile (a power of two).
     pub tile: usize,
     pub shape: Shape,
@@ -126,7 +129,7 @@ impl MergeSortPlan {
             (regions, l.bytes())
         };
         Ok(MergeSortPlan {
-            tile: TileStep { sort: cfg.tile_sort, tile: t, shape: tile_shape },
+            tile: TileStep { sort: cfg.tile_sort, stable: false, tile: t, shape: tile_shape },
             passes,
             merge,
             step1_to_temp: passes % 2 == 1,
@@ -142,11 +145,41 @@ impl MergeSortPlan {
         self.regions.parts_bytes - 8
     }
 
+    /// Whether a merge sort with `cfg` can keep equal keys of `kind` (pairs
+    /// with 4-byte payloads, or ranked items) in input order without
+    /// comparing a rank anywhere: the warp merges' step 1 has a stable
+    /// variant for these items (`merge_tile_sort_stable_*`: the warp's
+    /// network sorts each key with its position in the tile), and the block
+    /// merge takes ties from its first run. The block bitonic step 1 and the
+    /// warp bitonic merge are not stable: ranked items keep their ranks
+    /// there, and other pairs cannot be sorted stably by them.
+    pub fn keeps_ties(cfg: &MergeSortConfig, kind: ItemKind) -> bool {
+        cfg.tile_sort == TileSort::WarpMerge
+            && cfg.merge == MergeKernel::Block
+            && matches!(kind.rank_as_value(), ItemKind::U32U32 | ItemKind::U64U32)
+    }
+
+    /// The same sort with equal keys kept in input order by its stable step
+    /// 1 ([`MergeSortPlan::keeps_ties`] must hold): ranked items (whose
+    /// ranks ascend with their positions when the sort starts) then move
+    /// their ranks as plain payloads through every kernel.
+    pub fn in_order(self) -> Self {
+        MergeSortPlan { tile: TileStep { stable: true, ..self.tile }, ..self }
+    }
+
+    /// The items step 1 sees: ranked items as plain pairs when it keeps
+    /// their ties in order itself.
+    pub fn tile_items(&self, kind: ItemKind) -> ItemKind {
+        if self.tile.stable { kind.rank_as_value() } else { kind }
+    }
+
     /// The kernel of step 1.
     pub fn tile_kernel(&self, kind: ItemKind) -> KernelId {
-        match self.tile.sort {
-            TileSort::BlockBitonic => KernelId::new(Family::BlockSort, kind),
-            TileSort::WarpMerge => KernelId::new(Family::MergeTileSort, kind),
+        let kind = self.tile_items(kind);
+        match (self.tile.sort, self.tile.stable) {
+            (TileSort::BlockBitonic, _) => KernelId::new(Family::BlockSort, kind),
+            (TileSort::WarpMerge, false) => KernelId::new(Family::MergeTileSort, kind),
+            (TileSort::WarpMerge, true) => KernelId::new(Family::MergeTileSortStable, kind),
         }
     }
 
@@ -229,6 +262,35 @@ mod tests {
         let warp = MergeSortConfig { merge: MergeKernel::WarpBitonic, ..c };
         let plan = MergeSortPlan::new(&warp, ItemKind::U32Rank, 1 << 20, &HOPPER).unwrap();
         assert_eq!(plan.merge_items(ItemKind::U32Rank), ItemKind::U32Rank);
+    }
+
+    /// The stable step 1 takes 4-byte payloads and ranks as plain pairs,
+    /// and only the warp merges' step 1 with the block merge has it.
+    #[test]
+    fn the_stable_step_1_sorts_ranks_as_plain_payloads() {
+        let c = MergeSortConfig::default();
+        for (kind, name) in [
+            (ItemKind::U32Rank, "merge_tile_sort_stable_u32_u32"),
+            (ItemKind::U32U32, "merge_tile_sort_stable_u32_u32"),
+            (ItemKind::U64Rank, "merge_tile_sort_stable_u64_u32"),
+            (ItemKind::U64U32, "merge_tile_sort_stable_u64_u32"),
+        ] {
+            assert!(MergeSortPlan::keeps_ties(&c, kind), "{kind:?}");
+            let plan = MergeSortPlan::new(&c, kind, 1 << 20, &HOPPER).unwrap().in_order();
+            let mut l = Vec::new();
+            plan.launches(kind, &mut l);
+            let names: Vec<String> = l.iter().map(|(k, _)| k.name()).collect();
+            assert_eq!(names[0], name);
+            assert!(!names[1..].iter().any(|n| n.contains("rank")), "{names:?}: no rank compared");
+        }
+        for kind in [ItemKind::U32, ItemKind::U32U64, ItemKind::U64U64, ItemKind::custom::<[u32; 3]>(4)] {
+            assert!(!MergeSortPlan::keeps_ties(&c, kind), "{kind:?}");
+        }
+        let bitonic_tiles = MergeSortConfig { tile_sort: TileSort::BlockBitonic, tile: 4096, ..c };
+        let warp_merges = MergeSortConfig { merge: MergeKernel::WarpBitonic, ..c };
+        for cfg in [bitonic_tiles, warp_merges] {
+            assert!(!MergeSortPlan::keeps_ties(&cfg, ItemKind::U32Rank));
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub(crate) mod splitters;
 use warpsort_kernels::config::{BLOCK_THREADS, BLOCK_TILE};
 use warpsort_kernels::ordered::Fields;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::launch::{Family, ItemKind, KernelId, Shape};
 use crate::options::{Algorithm, SortOptions};
 use crate::policy::Policy;
@@ -144,11 +144,27 @@ impl SortPlan {
     pub fn new(opts: &SortOptions, shape: SortShape, n: usize, p: &Policy) -> Result<Self> {
         opts.validate()?;
         let kind = shape.kind;
-        let algo = match p.algorithm(opts.algorithm, kind, n) {
+        // Stable sorts of pairs: ranked items, or (`opts.stable`) pairs whose
+        // values move with their keys, which only a merge sort that keeps
+        // ties in order can sort (`permute::PairsPlan` asks only there). The
+        // table knows them all as ranked items.
+        let stable = kind.is_ranked() || (opts.stable && kind.pairs());
+        let in_order = stable && MergeSortPlan::keeps_ties(&opts.merge_sort, kind);
+        let table_kind = if stable { kind.ranked() } else { kind };
+        let algorithm = p.algorithm(opts.algorithm, table_kind, n);
+        let merges = matches!(algorithm, Algorithm::Auto | Algorithm::MergeSort);
+        if stable && !kind.is_ranked() && !(merges && in_order) {
+            return Err(Error::BadConfig(format!(
+                "a stable sort of {kind:?} items by {} needs ranks (sort them as ranked items)",
+                algorithm.name()
+            )));
+        }
+        let algo = match algorithm {
             // `Auto` is resolved: the arm keeps the match whole.
             Algorithm::Auto | Algorithm::MergeSort => {
                 // Resolved (and so checked) whatever `n`.
                 let plan = MergeSortPlan::new(&opts.merge_sort, kind, n, p)?;
+                let plan = if in_order { plan.in_order() } else { plan };
                 if n < 2 { Algo::Nothing } else { Algo::MergeSort(plan) }
             }
             _ if n < 2 => Algo::Nothing,
@@ -160,15 +176,18 @@ impl SortPlan {
                 stage_threads: p.bitonic_stage_threads,
             }),
             Algorithm::WarpsortPaper => Algo::Paper(PaperPlan::new(&opts.paper, kind, n, p)?),
-            Algorithm::SampleSort => Algo::Sample {
-                sample: SamplePlan::new(opts, kind, n, p)?,
-                merge: MergeSortPlan::new(&opts.merge_sort, kind, n, p)?,
-            },
+            Algorithm::SampleSort => {
+                let merge = MergeSortPlan::new(&opts.merge_sort, kind, n, p)?;
+                let merge = if in_order { merge.in_order() } else { merge };
+                Algo::Sample { sample: SamplePlan::new(opts, kind, n, p)?, merge }
+            }
         };
         // Storage grows with `n`: past the sizes `Auto` sorts by the sample
         // sort, the merge sort keeps the storage the largest of them needs.
-        let kept = match p.sample_range(kind) {
-            Some(r) if opts.algorithm == Algorithm::Auto && n > r.max_items => {
+        // (Pairs sorted stably in place keep what their ranked sort needs:
+        // `permute::PairsPlan`.)
+        let kept = match p.sample_range(table_kind) {
+            Some(r) if opts.algorithm == Algorithm::Auto && n > r.max_items && table_kind == kind => {
                 SamplePlan::new(opts, kind, r.max_items, p)?.temp_bytes
             }
             _ => 0,

@@ -5,10 +5,11 @@
 //! full key-value sort moves its values (`PairsPlan`).
 
 use super::layout::Layout;
+use super::merge_sort::MergeSortPlan;
 use super::segments::{OffsetsPlan, RowsPlan};
 use super::{Algo, SortPlan, SortShape};
 use crate::error::Result;
-use crate::options::SortOptions;
+use crate::options::{Algorithm, SortOptions};
 use crate::policy::{self, Policy};
 
 /// A sort an argsort or a stable sort runs inside its own storage.
@@ -96,9 +97,21 @@ impl<P: Inner> GatherPlan<P> {
 /// and a third fewer bytes each pass) in sorts of at least
 /// `policy.gather_values_min_items` (below, the gather's own launches cost
 /// what the narrower passes save).
+///
+/// A stable sort moves 4-byte values with their keys where the merge sort
+/// keeps ties in input order by itself (`MergeSortPlan::keeps_ties`), and
+/// gathers them otherwise: the keys sorted with their positions as ranks
+/// (their merge sort, too, keeps ties by its stable step 1 rather than by
+/// comparing ranks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum PairsPlan {
-    WithKeys(SortPlan),
+    WithKeys {
+        plan: SortPlan,
+        /// At least what the sort of the same items by another way needs
+        /// at the sizes below (the stable sort by the sample sort, which
+        /// ranks), so that storage grows with `n`.
+        temp_bytes: usize,
+    },
     Gathered {
         plan: GatherPlan<SortPlan>,
         /// At least what moving the values with the keys needs, so that
@@ -118,7 +131,20 @@ impl PairsPlan {
             Ok(PairsPlan::Gathered { plan, temp_bytes: plan.temp_bytes.max(at_least) })
         };
         if vb > 0 && opts.stable {
-            return gathered(true, 0);
+            let ranked = shape.ranked().kind;
+            let merges = matches!(p.algorithm(opts.algorithm, ranked, n), Algorithm::Auto | Algorithm::MergeSort);
+            if vb != 4 || !merges || !MergeSortPlan::keeps_ties(&opts.merge_sort, shape.kind) {
+                return gathered(true, 0);
+            }
+            // Past the sizes `Auto` sorts these stably by the sample sort, keep its storage.
+            let at_least = match p.sample_range(ranked) {
+                Some(r) if opts.algorithm == Algorithm::Auto && n > r.max_items => {
+                    PairsPlan::new(opts, shape, r.max_items, p)?.temp_bytes()
+                }
+                _ => 0,
+            };
+            let plan = SortPlan::new(opts, shape, n, p)?;
+            return Ok(PairsPlan::WithKeys { plan, temp_bytes: plan.temp_bytes.max(at_least) });
         }
         let with_keys = SortPlan::new(opts, shape, n, p)?;
         let merges = matches!(with_keys.algo, Algo::MergeSort(m) if m.passes > 0);
@@ -126,13 +152,13 @@ impl PairsPlan {
         if vb > 0 && merges && narrower && n >= p.gather_values_min_items {
             gathered(false, with_keys.temp_bytes)
         } else {
-            Ok(PairsPlan::WithKeys(with_keys))
+            Ok(PairsPlan::WithKeys { plan: with_keys, temp_bytes: with_keys.temp_bytes })
         }
     }
 
     pub fn temp_bytes(&self) -> usize {
         match self {
-            PairsPlan::WithKeys(s) => s.temp_bytes,
+            PairsPlan::WithKeys { temp_bytes, .. } => *temp_bytes,
             PairsPlan::Gathered { temp_bytes, .. } => *temp_bytes,
         }
     }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::options::{MergeKernel, MergeSortConfig, PaperConfig, Presorted, TileSort};
-use crate::policy::ALL;
+use crate::policy::{ALL, HOPPER};
 
 fn options() -> Vec<SortOptions> {
     let mut all: Vec<SortOptions> = Algorithm::ALL.iter().map(|&a| SortOptions::algorithm(a)).collect();
@@ -157,6 +157,52 @@ fn plans_list_their_launches() {
     }
 }
 
+/// Stable key-value sorts: 4-byte values move with their keys where the
+/// merge sort keeps ties in order by itself (its stable step 1), the values
+/// are gathered by ranked positions elsewhere (8-byte values, the sample
+/// sort's sizes of `u64` keys, the bitonic tiles or merges); a plan of
+/// unranked pairs that could not keep them is refused, never unstable.
+#[test]
+fn stable_pairs_keep_ties_without_ranks_where_the_merge_sort_can() {
+    use permute::PairsPlan;
+    let stable = SortOptions { stable: true, ..Default::default() };
+    let in_place =
+        |opts: &SortOptions, kb, vb, n| match PairsPlan::new(opts, SortShape::new(kb, vb), n, &HOPPER).unwrap() {
+            PairsPlan::WithKeys { plan, .. } => match plan.algo {
+                Algo::MergeSort(m) => Some(m.tile.stable),
+                _ => None,
+            },
+            PairsPlan::Gathered { plan, .. } => {
+                assert!(plan.stable, "ranked positions");
+                None
+            }
+        };
+    let u64_sample = HOPPER.sample_range(ItemKind::U64Rank).unwrap();
+    assert_eq!(in_place(&stable, 4, 4, 1 << 26), Some(true));
+    assert_eq!(in_place(&stable, 4, 4, 5), Some(true));
+    assert_eq!(in_place(&stable, 8, 4, u64_sample.min_items - 1), Some(true));
+    assert_eq!(in_place(&stable, 8, 4, u64_sample.min_items), None, "the sample sort ranks");
+    assert_eq!(in_place(&stable, 8, 4, u64_sample.max_items + 1), Some(true));
+    assert_eq!(in_place(&stable, 4, 8, 1 << 20), None);
+    let warp =
+        SortOptions { merge_sort: MergeSortConfig { merge: MergeKernel::WarpBitonic, ..Default::default() }, ..stable };
+    assert_eq!(in_place(&warp, 4, 4, 1 << 20), None);
+    assert_eq!(in_place(&SortOptions { algorithm: Algorithm::Bitonic, ..stable }, 4, 4, 1 << 20), None);
+    // The gathered positions' merge sort keeps their ties by its stable step 1 too.
+    let PairsPlan::Gathered { plan, .. } = PairsPlan::new(&stable, SortShape::new(4, 8), 1 << 20, &HOPPER).unwrap()
+    else {
+        panic!("8-byte values are gathered")
+    };
+    assert!(matches!(plan.inner.algo, Algo::MergeSort(m) if m.tile.stable));
+    // Unranked pairs the plan could not keep in order: refused.
+    for opts in [warp, SortOptions { algorithm: Algorithm::Bitonic, ..stable }] {
+        assert!(SortPlan::new(&opts, SortShape::new(4, 4), 1 << 20, &HOPPER).is_err());
+    }
+    // Storage grows across the sample sort's top for stable `u64` keys too.
+    let t = |n| PairsPlan::new(&stable, SortShape::new(8, 4), n, &HOPPER).unwrap().temp_bytes();
+    assert!(t(u64_sample.max_items + 1) >= t(u64_sample.max_items));
+}
+
 /// How key-value sorts move their values: once at the end when stable, and
 /// when positions make the merge sort's items narrower (4-byte keys with
 /// 8-byte values) from a size on when it merges; with the keys otherwise.
@@ -171,7 +217,7 @@ fn pairs_move_their_values_as_planned() {
     let gathered = |opts: &SortOptions, kb, vb, n, p| match PairsPlan::new(opts, SortShape::new(kb, vb), n, p).unwrap()
     {
         PairsPlan::Gathered { plan, .. } => Some((plan.stable, plan.inner.shape.kind)),
-        PairsPlan::WithKeys(_) => None,
+        PairsPlan::WithKeys { .. } => None,
     };
     for p in ALL {
         let n = 1 << 20;
