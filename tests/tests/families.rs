@@ -26,6 +26,8 @@ fn merge_sorts(g: &Gpu) {
         let o = SortOptions { merge_sort, ..Default::default() };
         check_sort::<u32>(g, Dist::Uniform, N, &o);
         check_sort_pairs::<u64>(g, Dist::FewUnique, N, &SortOptions { order: Order::Descending, ..o });
+        // Stable: values with their keys (the stable step 1), or ranked positions.
+        check_sort_pairs::<u32>(g, Dist::FewUnique, N, &SortOptions { stable: true, ..o });
     }
     check_sort::<i16>(g, Dist::Gaussian, N, &SortOptions::default());
     check_sort::<f64>(g, Dist::Uniform, N, &SortOptions { stable: true, ..Default::default() });
