@@ -153,7 +153,8 @@ fn the_default_chooses(g: &Gpu) {
         ("i64 keys with u32 values 2^22", true, &|| check_sort_pairs::<i64>(g, Dist::FewUnique, 1 << 22, &desc)),
         ("u32 keys 2^20 + 1 with stable values", false, &|| stable::<u32>(g, Dist::FewUnique, (1 << 20) + 1, &stably)),
         ("u32 keys 2^25 with stable values", false, &|| stable::<u32>(g, Dist::FewUnique, 1 << 25, &stably)),
-        ("f64 keys 2^22 + 7 with stable values", true, &|| stable::<f64>(g, Dist::FewUnique, (1 << 22) + 7, &stably)),
+        ("f64 keys 2^23 + 7 with stable values", true, &|| stable::<f64>(g, Dist::FewUnique, (1 << 23) + 7, &stably)),
+        ("f64 keys 2^22 + 7 with stable values", false, &|| stable::<f64>(g, Dist::FewUnique, (1 << 22) + 7, &stably)),
     ];
     for (what, sample, run) in cases {
         assert_eq!(ran_sample(run), sample, "{what}: whether the sample sort ran");
