@@ -144,7 +144,7 @@ fn the_default_chooses(g: &Gpu) {
     let desc = SortOptions::descending();
     let stably = SortOptions { stable: true, ..d };
     // (what, whether the table (every GPU's today) says the sample sort, the sort)
-    let cases: [(&str, bool, &dyn Fn()); 9] = [
+    let cases: [(&str, bool, &dyn Fn()); 10] = [
         ("u32 keys 2^25 + 3", true, &|| check_sort::<u32>(g, Dist::Uniform, (1 << 25) + 3, &d)),
         ("f32 keys 2^25, descending", true, &|| check_sort::<f32>(g, Dist::Gaussian, 1 << 25, &desc)),
         ("u32 keys 2^20", false, &|| check_sort::<u32>(g, Dist::Uniform, 1 << 20, &d)),
