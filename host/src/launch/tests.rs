@@ -62,7 +62,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         let s = Samples::NONE;
         all.push(Box::new(BlockSort { src: it, dst: it, seg: 4, samples: s }));
         all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, stable: false, samples: s }));
-        if matches!(kind, ItemKind::U32U32 | ItemKind::U64U32) {
+        if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
             all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, stable: true, samples: s }));
         }
         all.push(Box::new(MergePartition { items: it, samples: s, run: 1, split: 1, window: 2, parts: 3 }));

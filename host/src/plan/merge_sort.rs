@@ -10,6 +10,10 @@ use crate::launch::{Family, ItemKind, KernelId, Overlap, Shape};
 use crate::options::{MergeKernel, MergeSortConfig, TileSort};
 use crate::policy::Policy;
 
+/// The items the stable step 1 is built for (the device's
+/// `for_stable_tiles!`; the launch test holds the two together).
+pub(crate) const STABLE_TILE_KINDS: [ItemKind; 2] = [ItemKind::U32U32, ItemKind::U64U32];
+
 /// Step 1: tiles sorted by one block each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TileStep {
@@ -156,7 +160,7 @@ impl MergeSortPlan {
     pub fn keeps_ties(cfg: &MergeSortConfig, kind: ItemKind) -> bool {
         cfg.tile_sort == TileSort::WarpMerge
             && cfg.merge == MergeKernel::Block
-            && matches!(kind.rank_as_value(), ItemKind::U32U32 | ItemKind::U64U32)
+            && STABLE_TILE_KINDS.contains(&kind.rank_as_value())
     }
 
     /// The same sort with equal keys kept in input order by its stable step

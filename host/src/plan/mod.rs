@@ -149,16 +149,15 @@ impl SortPlan {
         // ties in order can sort (`permute::PairsPlan` asks only there). The
         // table knows them all as ranked items.
         let stable = kind.is_ranked() || (opts.stable && kind.pairs());
-        let in_order = stable && MergeSortPlan::keeps_ties(&opts.merge_sort, kind);
         let table_kind = if stable { kind.ranked() } else { kind };
         let algorithm = p.algorithm(opts.algorithm, table_kind, n);
-        let merges = matches!(algorithm, Algorithm::Auto | Algorithm::MergeSort);
-        if stable && !kind.is_ranked() && !(merges && in_order) {
+        if stable && !kind.is_ranked() && !SortPlan::keeps_ties_itself(opts, kind, n, p) {
             return Err(Error::BadConfig(format!(
                 "a stable sort of {kind:?} items by {} needs ranks (sort them as ranked items)",
                 algorithm.name()
             )));
         }
+        let in_order = stable && MergeSortPlan::keeps_ties(&opts.merge_sort, kind);
         let algo = match algorithm {
             // `Auto` is resolved: the arm keeps the match whole.
             Algorithm::Auto | Algorithm::MergeSort => {
@@ -208,6 +207,17 @@ impl SortPlan {
             _ => None,
         };
         Ok(SortPlan { n, shape, widened, algo_at, algo, presorted, temp_bytes: l.bytes() })
+    }
+
+    /// Whether a stable sort of `n` pairs of `kind` (not ranked) with
+    /// `opts` keeps equal keys in input order without ranks: where the
+    /// table's algorithm for them (as ranked items) is the merge sort and
+    /// its configuration has the stable step 1
+    /// ([`MergeSortPlan::keeps_ties`]). Elsewhere they are sorted as
+    /// ranked items.
+    pub fn keeps_ties_itself(opts: &SortOptions, kind: ItemKind, n: usize, p: &Policy) -> bool {
+        matches!(p.algorithm(opts.algorithm, kind.ranked(), n), Algorithm::Auto | Algorithm::MergeSort)
+            && MergeSortPlan::keeps_ties(&opts.merge_sort, kind)
     }
 
     /// The most temporary storage this sort needs on any GPU (the tuning

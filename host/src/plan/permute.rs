@@ -5,7 +5,6 @@
 //! full key-value sort moves its values (`PairsPlan`).
 
 use super::layout::Layout;
-use super::merge_sort::MergeSortPlan;
 use super::segments::{OffsetsPlan, RowsPlan};
 use super::{Algo, SortPlan, SortShape};
 use crate::error::Result;
@@ -99,7 +98,7 @@ impl<P: Inner> GatherPlan<P> {
 /// what the narrower passes save).
 ///
 /// A stable sort moves 4-byte values with their keys where the merge sort
-/// keeps ties in input order by itself (`MergeSortPlan::keeps_ties`), and
+/// keeps ties in input order by itself (`SortPlan::keeps_ties_itself`), and
 /// gathers them otherwise: the keys sorted with their positions as ranks
 /// (their merge sort, too, keeps ties by its stable step 1 rather than by
 /// comparing ranks).
@@ -131,13 +130,11 @@ impl PairsPlan {
             Ok(PairsPlan::Gathered { plan, temp_bytes: plan.temp_bytes.max(at_least) })
         };
         if vb > 0 && opts.stable {
-            let ranked = shape.ranked().kind;
-            let merges = matches!(p.algorithm(opts.algorithm, ranked, n), Algorithm::Auto | Algorithm::MergeSort);
-            if vb != 4 || !merges || !MergeSortPlan::keeps_ties(&opts.merge_sort, shape.kind) {
+            if vb != 4 || !SortPlan::keeps_ties_itself(opts, shape.kind, n, p) {
                 return gathered(true, 0);
             }
             // Past the sizes `Auto` sorts these stably by the sample sort, keep its storage.
-            let at_least = match p.sample_range(ranked) {
+            let at_least = match p.sample_range(shape.ranked().kind) {
                 Some(r) if opts.algorithm == Algorithm::Auto && n > r.max_items => {
                     PairsPlan::new(opts, shape, r.max_items, p)?.temp_bytes()
                 }
