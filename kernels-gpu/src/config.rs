@@ -96,9 +96,15 @@ pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 6] = [
+pub const LAUNCH_BOUNDS: [(&str, u32); 7] = [
     (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+    // The first prefix that matches a kernel bounds it: `u32` keys with
+    // values before `u32` keys alone.
+    (
+        concat!(crate::kernel_name!(distribute_scatter), "_u32_"),
+        distribute::SCATTER_PAIRS_BLOCKS_PER_SM * distribute::THREADS,
+    ),
     (
         concat!(crate::kernel_name!(distribute_scatter), "_u32"),
         distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS,
@@ -403,25 +409,23 @@ pub mod distribute {
     /// enough warps keep loads in flight.
     pub const COUNT_BLOCKS_PER_SM: [u32; 2] = [4, 2];
 
-    /// Keys a thread of the scatter holds, keys alone and keys with values
-    /// (the stable scatter: values need more registers and shared memory):
-    /// a block moves its chunk a tile of `THREADS * items` keys at a time.
-    /// Longer tiles leave each bucket's keys in longer runs.
-    pub const SCATTER_ITEMS: [u32; 2] = [16, 8];
-    /// Keys a thread of the scatter holds (`SCATTER_ITEMS`), `with_values`
-    /// or not.
-    pub const fn scatter_items(with_values: bool) -> u32 {
-        SCATTER_ITEMS[with_values as usize]
-    }
-    /// Keys of a scatter tile, `with_values` or not.
-    pub const fn scatter_tile(with_values: bool) -> u32 {
-        THREADS * scatter_items(with_values)
-    }
-    /// Scatter blocks of `u32` and of `u64` keys a multiprocessor holds at
-    /// once: their registers are bounded to fit (`LAUNCH_BOUNDS`; their
-    /// shared memory, `scatter_smem_bytes`, allows four of any keys and
-    /// values on sm_80 and later; `u64` keys need more registers).
+    /// Keys a thread of the scatter holds, with values or without: a block
+    /// moves its chunk a tile of `THREADS * SCATTER_ITEMS` keys at a time
+    /// (CUB's onesweep takes 15 a thread). Longer tiles leave each bucket's
+    /// keys in longer runs.
+    pub const SCATTER_ITEMS: u32 = 16;
+    /// Keys of a scatter tile.
+    pub const SCATTER_TILE: u32 = THREADS * SCATTER_ITEMS;
+    /// Scatter blocks of `u32` and of `u64` keys alone a multiprocessor
+    /// holds at once: their registers are bounded to fit (`LAUNCH_BOUNDS`;
+    /// their shared memory, `scatter_smem_bytes`, allows four on sm_80 and
+    /// later; `u64` keys need more registers).
     pub const SCATTER_BLOCKS_PER_SM: [u32; 2] = [4, 3];
+    /// Scatter blocks of any keys with values a multiprocessor holds at
+    /// once (as [`SCATTER_BLOCKS_PER_SM`]: a tile of keys and values in
+    /// registers needs more than 64 a thread; three tiles of 8-byte items
+    /// fill the shared memory).
+    pub const SCATTER_PAIRS_BLOCKS_PER_SM: u32 = 3;
 
     /// Where the scatter kernel's shared regions start (bytes past the
     /// splitters; `distribute::ScatterSmem` reads them), `with_values` or
@@ -436,7 +440,7 @@ pub mod distribute {
     /// use warpsort_kernels::config::distribute::*;
     /// let (alone, with) = (scatter_regions(false), scatter_regions(true));
     /// assert_eq!(alone[6], alone[5], "no warp counts for keys alone");
-    /// assert_eq!(with[7] - with[6], 2 * scatter_tile(true));
+    /// assert_eq!(with[7] - with[6], 2 * SCATTER_TILE);
     /// ```
     pub const fn scatter_regions(with_values: bool) -> [u32; 8] {
         let warps = THREADS / super::WARP_SIZE;
@@ -447,7 +451,7 @@ pub mod distribute {
             4 * BUCKETS,
             4 * warps,
             if with_values { 4 * warps * BUCKETS } else { 0 },
-            2 * scatter_tile(with_values),
+            2 * SCATTER_TILE,
         ];
         let mut at = [0; 8];
         let mut i = 0;
@@ -465,7 +469,7 @@ pub mod distribute {
     pub const fn scatter_smem_bytes(key_bytes: u32, val_bytes: u32) -> u32 {
         let with_values = val_bytes > 0;
         let item = if key_bytes > val_bytes { key_bytes } else { val_bytes };
-        splitters_bytes(key_bytes) + scatter_regions(with_values)[7] + item * scatter_tile(with_values)
+        splitters_bytes(key_bytes) + scatter_regions(with_values)[7] + item * SCATTER_TILE
     }
 
     /// Shared bytes of the splitters, rounded up to 8.

@@ -15,11 +15,9 @@
 //!    that one exclusive scan of all of them gives every (block, bucket) its
 //!    first output position ([`scan_counts`] in one block, or
 //!    [`scan_reduce`], [`scan_counts`] of the parts' sums, [`scan_down`]);
-//!    For keys alone, each key's label (the splitters below it) is stored,
-//!    a byte a key;
+//!    each key's label (the splitters below it) is stored, a byte a key;
 //! 3. [`scatter`]: the block takes its keys' buckets from their labels (one
-//!    comparison: [`bucket_of_label`]; with values it searches again), a
-//!    tile at a time (twice as many keys without values), ranks each among
+//!    comparison: [`bucket_of_label`]), a tile at a time, ranks each among
 //!    its bucket's keys, puts the tile in bucket order in shared memory and
 //!    writes it out in runs: with values the pass is stable, so keys equal
 //!    to a splitter keep their input order (keys alone need no order among
@@ -43,7 +41,7 @@ use crate::arch::{
 };
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS, scatter_items, scatter_regions,
+    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS, scatter_regions,
     splitters_bytes,
 };
 
@@ -239,7 +237,7 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
 
 /// A scatter slot's bucket and its rank among that bucket's keys of the
 /// warp, packed in one `u32`: the bucket above `RANK_BITS`, the rank below
-/// (a warp ranks at most `WARP_SIZE * MAX_ITEMS` keys, `BUCKETS` fits
+/// (a warp ranks at most `WARP_SIZE * SCATTER_ITEMS` keys, `BUCKETS` fits
 /// above).
 struct Tag;
 
@@ -264,7 +262,7 @@ impl Tag {
 
 const _: () = assert!(LOG_WAYS <= 8, "a key's label (the splitters below it) is one byte");
 const _: () =
-    assert!(WARP_SIZE * MAX_ITEMS < 1 << Tag::RANK_BITS && (BUCKETS as u64) << Tag::RANK_BITS <= u32::MAX as u64);
+    assert!(WARP_SIZE * SCATTER_ITEMS < 1 << Tag::RANK_BITS && (BUCKETS as u64) << Tag::RANK_BITS <= u32::MAX as u64);
 
 /// The start of [`count`] and [`scatter`]: the block's number and chunk
 /// (`blocks[block_idx()]`), its segment's splitter tree ([`tree_place`])
@@ -313,7 +311,7 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// at a time, classified together ([`classify_all`]), then counted by shared
 /// atomics. Unless `labels` is null, each key's label, the number of
 /// splitters below it, goes there at the key's place, so that the
-/// [`scatter`] of keys alone need not search again ([`bucket_of_label`]).
+/// [`scatter`] need not search again ([`bucket_of_label`]).
 ///
 /// # Safety
 /// `keys` (and `labels`) hold the chunks' keys (and a byte each), `blocks` one
@@ -492,15 +490,12 @@ unsafe fn scan_range(counts: *const u32, starts: *mut u64, lo: u64, hi: u64, bas
     total
 }
 
-/// The most keys a scatter thread holds (its arrays' length).
-const MAX_ITEMS: u32 = if SCATTER_ITEMS[0] > SCATTER_ITEMS[1] { SCATTER_ITEMS[0] } else { SCATTER_ITEMS[1] };
-
 /// `$body` for each of a scatter thread's first `$items` slots (a constant
 /// of the kernel), `$r` the slot (a `u32` constant in each copy): spelled
 /// out, so that the slots' arrays stay in registers.
 macro_rules! each_item {
     ($items:expr, $r:ident => $body:block) => {{
-        const _: () = assert!(MAX_ITEMS == 16, "each_item! spells out 16 slots");
+        const _: () = assert!(SCATTER_ITEMS == 16, "each_item! spells out 16 slots");
         each_item!(@ $items, $r $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     }};
     (@ $items:expr, $r:ident $body:block; $($i:literal)*) => {{
@@ -704,10 +699,9 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
 /// them (the pass is stable), in any order otherwise (keys alone: equal
 /// keys are the same bits, so their order cannot be seen).
 ///
-/// A tile at a time (`scatter_items(VALUES)` keys a thread): each key's
-/// bucket comes from its label ([`bucket_of_label`]), or with values from
-/// the search again (a tile of half the keys; storing their labels costs
-/// the count what it saves here); each warp ranks its keys, a
+/// A tile at a time (`SCATTER_ITEMS` keys a thread): each key's bucket
+/// comes from its label ([`bucket_of_label`]: no search, so that the tile's
+/// keys fit the registers with values too); each warp ranks its keys, a
 /// round of 32 at a time, among those of its bucket: `VALUES`, in the warp
 /// and in lane order ([`rank_in_order`]), then a scan over warps; otherwise
 /// in the block, by shared atomics ([`rank_any`]). A scan over buckets then
@@ -716,7 +710,7 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
 /// runs.
 ///
 /// # Safety
-/// As [`count`], with `labels` (read for keys alone) and `starts` what it
+/// As [`count`], with `labels` and `starts` what it
 /// stored and the scan of its counts; `out_keys` (and, when `VALUES`,
 /// `out_vals` beside `vals`) room for every key, apart from the input,
 /// every place below 2^32; `block_dim()` a multiple of 32 up to `THREADS`;
@@ -737,7 +731,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
     // SAFETY: the caller's contract; the regions follow the splitters.
     let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
     let m = ScatterSmem::<T>::at(rest, VALUES);
-    let items = scatter_items(VALUES);
+    let items = SCATTER_ITEMS;
     // SAFETY: j < BUCKETS; the slot is the block's.
     // SAFETY: as above; places are below n <= u32::MAX.
     for_each_bucket(|j| unsafe {
@@ -756,18 +750,24 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         // Slot r of this thread: key (warp * ITEMS + r) * 32 + lane of the
         // tile, so that a warp's rounds, lane by lane, are input order.
         let slot = |r: u32| (warp * items + r) * WARP_SIZE + lane;
-        // tag[r]: slot r's label (keys alone); then its bucket and its rank
-        // among the keys of that bucket (`Tag`); then its place in the tile.
-        let mut k = [T::default(); MAX_ITEMS as usize];
-        let mut tag = [0u32; MAX_ITEMS as usize];
+        // tag[r]: slot r's label (with values, at once its bucket); then its
+        // bucket and its rank among the keys of that bucket (`Tag`); then
+        // its place in the tile. With values the keys are not held past
+        // their buckets (they are read again as they go into the tile), so
+        // that the ranking keeps the registers of keys alone.
+        let mut k = [T::default(); SCATTER_ITEMS as usize];
+        let mut tag = [NO_KEY; SCATTER_ITEMS as usize];
         each_item!(items, r => {
             if slot(r) < len {
                 let i = (at + slot(r) as u64) as usize;
-                // SAFETY: the key lies in the chunk.
-                k[r as usize] = unsafe { *keys.add(i) };
-                if !VALUES {
-                    // SAFETY: so does its label.
-                    tag[r as usize] = unsafe { *labels.add(i) } as u32;
+                // SAFETY: the key and its label lie in the chunk; the
+                // splitters are loaded.
+                unsafe {
+                    k[r as usize] = *keys.add(i);
+                    tag[r as usize] = *labels.add(i) as u32;
+                    if VALUES {
+                        tag[r as usize] = bucket_of_label(s, tag[r as usize], k[r as usize]);
+                    }
                 }
             }
         });
@@ -778,19 +778,12 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
             j += WARP_SIZE;
         }
         sync_warp();
-        // With values, the keys' buckets searched again (their labels not stored).
-        let searched = if VALUES {
-            // SAFETY: the splitters are loaded.
-            unsafe { classify_all(s, &core::array::from_fn::<T, { SCATTER_ITEMS[1] as usize }, _>(|r| k[r])) }
-        } else {
-            [0; SCATTER_ITEMS[1] as usize]
-        };
         each_item!(items, r => {
             let r = r as usize;
-            let bucket = if slot(r as u32) >= len {
+            let bucket = if VALUES {
+                tag[r]
+            } else if slot(r as u32) >= len {
                 NO_KEY
-            } else if VALUES {
-                searched[r]
             } else {
                 // SAFETY: the splitters are loaded; the count's label of this key.
                 unsafe { bucket_of_label(s, tag[r], k[r]) }
@@ -814,7 +807,9 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
                 unsafe {
                     let earlier_warps = if VALUES { *mine.add(j) } else { 0 };
                     tag[r] = Tag::rank(tag[r]) + *m.start.add(j) + earlier_warps;
-                    *m.items.add(tag[r] as usize) = k[r];
+                    // With values, the key read again (it lies in the chunk).
+                    let key = if VALUES { *keys.add((at + slot(r as u32) as u64) as usize) } else { k[r] };
+                    *m.items.add(tag[r] as usize) = key;
                     *m.bucket.add(tag[r] as usize) = j as u16;
                 }
             } else {

@@ -59,7 +59,7 @@ impl Gpu {
         };
         self.launch(&sample, plan.sample_shape(segs.len()))?;
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
-        let labels = if SamplePlan::labelled(src.kind) { at(plan.labels) } else { 0 };
+        let labels = at(plan.labels);
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels };
         self.launch(&count, plan.count_shape(blocks.len()))?;
         self.scan_counts(counts, starts, blocks.len() * BUCKETS as usize, plan, temp)?;

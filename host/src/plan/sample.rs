@@ -39,7 +39,7 @@ pub(crate) struct SamplePlan {
     pub keys: usize,
     pub vals: usize,
     /// A byte a key: its label in the pass (the splitters below it), from
-    /// the count to the scatter, when [`SamplePlan::labelled`].
+    /// the count to the scatter.
     pub labels: usize,
     /// `WAYS` splitters a segment (the second pass's `BUCKETS` segments).
     pub splitters: usize,
@@ -86,7 +86,7 @@ impl SamplePlan {
         let (kb, segs) = (kind.key_bytes(), BUCKETS as usize);
         let mut l = Layout::default();
         let (keys, vals) = l.items(n, kind);
-        let labels = l.region(if SamplePlan::labelled(kind) { n } else { 0 });
+        let labels = l.region(n);
         let splitters = l.region(segs * WAYS as usize * kb);
         let counts = l.region(max_blocks * BUCKETS as usize * 4);
         let starts = l.region((max_blocks * BUCKETS as usize + 1) * 8);
@@ -141,13 +141,6 @@ const MAX_SCAN_PARTS: usize = 1024;
 /// The launch shapes of one pass: every kernel's, the one place they are
 /// made.
 impl SamplePlan {
-    /// Whether the count stores each key's label for the scatter: for keys
-    /// alone. With values the scatter searches again (the labels cost the
-    /// count what they save it, `docs/PERFORMANCE.md`).
-    pub fn labelled(kind: ItemKind) -> bool {
-        !kind.pairs()
-    }
-
     /// Samples a way for `n` keys of `key_bytes`, both passes: one for
     /// every `SAMPLE.keys_per_sample` keys of the final buckets' average
     /// (`n / WAYS^2`), a power of two from `MIN_OVERSAMPLE` to
@@ -251,7 +244,7 @@ mod tests {
             }
             segs.push((at, n as u64));
             assert!(blocks(&segs, p.chunks[1] as u64).count() <= p.max_blocks, "n={n}");
-            assert!(p.temp_bytes >= n * 8, "n={n}: the items between the passes");
+            assert!(p.temp_bytes >= n * 9, "n={n}: the items between the passes and their labels");
             let keys = SamplePlan::new(&SortOptions::default(), ItemKind::U32, n, &crate::policy::HOPPER).unwrap();
             assert!(keys.temp_bytes >= n * 5, "n={n}: the keys between the passes and their labels");
             assert_eq!(p.segment_opts.algorithm, Algorithm::MergeSort, "long buckets by the merge sort");
