@@ -760,17 +760,21 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         each_item!(items, r => {
             if slot(r) < len {
                 let i = (at + slot(r) as u64) as usize;
-                // SAFETY: the key and its label lie in the chunk; the
-                // splitters are loaded.
+                // SAFETY: the key and its label lie in the chunk.
                 unsafe {
                     k[r as usize] = *keys.add(i);
                     tag[r as usize] = *labels.add(i) as u32;
-                    if VALUES {
-                        tag[r as usize] = bucket_of_label(s, tag[r as usize], k[r as usize]);
-                    }
                 }
             }
         });
+        if VALUES {
+            each_item!(items, r => {
+                if slot(r) < len {
+                    // SAFETY: the splitters are loaded; the count's label of this key.
+                    tag[r as usize] = unsafe { bucket_of_label(s, tag[r as usize], k[r as usize]) };
+                }
+            });
+        }
         let mut j = lane;
         while VALUES && j < BUCKETS {
             // SAFETY: j < BUCKETS.
@@ -798,7 +802,12 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         sync_block();
         // The tile in bucket order; tag[r] becomes slot r's place there
         // (NO_PLACE for no key).
+        // With values, the keys read again (a slot past the chunk reads the
+        // tile's last key, and places nothing).
+        let last = len - 1;
         each_item!(items, r => {
+            // SAFETY: every place read lies in the chunk.
+            let key = if VALUES { unsafe { *keys.add((at + slot(r).min(last) as u64) as usize) } } else { k[r as usize] };
             let r = r as usize;
             let j = Tag::bucket(tag[r]) as usize;
             if j != NO_KEY as usize {
@@ -807,8 +816,6 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
                 unsafe {
                     let earlier_warps = if VALUES { *mine.add(j) } else { 0 };
                     tag[r] = Tag::rank(tag[r]) + *m.start.add(j) + earlier_warps;
-                    // With values, the key read again (it lies in the chunk).
-                    let key = if VALUES { *keys.add((at + slot(r as u32) as u64) as usize) } else { k[r] };
                     *m.items.add(tag[r] as usize) = key;
                     *m.bucket.add(tag[r] as usize) = j as u16;
                 }
