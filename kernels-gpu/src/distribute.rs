@@ -41,8 +41,7 @@ use crate::arch::{
 };
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS, scatter_regions,
-    splitters_bytes,
+    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS, scatter_regions, splitters_bytes,
 };
 
 /// Where a segment's `WAYS - 1` sorted splitters sit in shared memory: as
