@@ -123,6 +123,17 @@ impl Policy {
     pub fn sample_range(&self, kind: ItemKind) -> Option<&SampleRange> {
         self.sample_ranges.iter().find(|r| r.kind == kind)
     }
+
+    /// Where `asked` is [`Algorithm::Auto`] and `n` items of `kind` lie
+    /// past the sizes it sorts by the sample sort: the largest of those
+    /// sizes. Storage grows with `n`, so such a sort keeps what it needed
+    /// there (the one rule the plans follow across the switch).
+    pub fn past_sample_range(&self, asked: Algorithm, kind: ItemKind, n: usize) -> Option<usize> {
+        match self.sample_range(kind) {
+            Some(r) if asked == Algorithm::Auto && n > r.max_items => Some(r.max_items),
+            _ => None,
+        }
+    }
 }
 
 /// How host data streams to and from the GPU (every device class): the

@@ -185,10 +185,8 @@ impl SortPlan {
         // sort, the merge sort keeps the storage the largest of them needs.
         // (Pairs sorted stably in place keep what their ranked sort needs:
         // `permute::PairsPlan`.)
-        let kept = match p.sample_range(table_kind) {
-            Some(r) if opts.algorithm == Algorithm::Auto && n > r.max_items && table_kind == kind => {
-                SamplePlan::new(opts, kind, r.max_items, p)?.temp_bytes
-            }
+        let kept = match p.past_sample_range(opts.algorithm, table_kind, n) {
+            Some(top) if table_kind == kind => SamplePlan::new(opts, kind, top, p)?.temp_bytes,
             _ => 0,
         };
         let algo_bytes = kept.max(match &algo {

@@ -8,7 +8,7 @@ use super::layout::Layout;
 use super::segments::{OffsetsPlan, RowsPlan};
 use super::{Algo, SortPlan, SortShape};
 use crate::error::Result;
-use crate::options::{Algorithm, SortOptions};
+use crate::options::SortOptions;
 use crate::policy::{self, Policy};
 
 /// A sort an argsort or a stable sort runs inside its own storage.
@@ -134,11 +134,9 @@ impl PairsPlan {
                 return gathered(true, 0);
             }
             // Past the sizes `Auto` sorts these stably by the sample sort, keep its storage.
-            let at_least = match p.sample_range(shape.ranked().kind) {
-                Some(r) if opts.algorithm == Algorithm::Auto && n > r.max_items => {
-                    PairsPlan::new(opts, shape, r.max_items, p)?.temp_bytes()
-                }
-                _ => 0,
+            let at_least = match p.past_sample_range(opts.algorithm, shape.ranked().kind, n) {
+                Some(top) => PairsPlan::new(opts, shape, top, p)?.temp_bytes(),
+                None => 0,
             };
             let plan = SortPlan::new(opts, shape, n, p)?;
             return Ok(PairsPlan::WithKeys { plan, temp_bytes: plan.temp_bytes.max(at_least) });
