@@ -194,10 +194,7 @@ impl MergeSortPlan {
     /// passes compare one word, not two. (The warp bitonic merge is not
     /// stable: it keeps the ranks.)
     pub fn merge_items(&self, kind: ItemKind) -> ItemKind {
-        match (kind, self.merge.kernel) {
-            (ItemKind::U32Rank | ItemKind::U64Rank, MergeKernel::Block) => ItemKind::new(kind.key_bytes(), 4),
-            _ => kind,
-        }
+        if self.merge.kernel == MergeKernel::Block { kind.rank_as_value() } else { kind }
     }
 
     /// The kernel of each merge pass.
