@@ -233,6 +233,42 @@ impl Fields {
         self.range(w.starts[j], w.starts[j + 1])
     }
 
+    /// The one aligned load that reads every field of a key at an address
+    /// aligned to `align` bytes: its byte offset in the key and its bytes
+    /// (1, 2, 4 or 8, the fewest that hold the fields), or `None` when the
+    /// fields span more than one such load (each is then read alone). Every
+    /// key's window is aligned when the first key's is and the stride is a
+    /// multiple of its bytes.
+    ///
+    /// ```
+    /// use warpsort_kernels::ordered::Fields;
+    /// let pair = Fields::new(8).with(0, 4, 0).with(4, 4, 0); // (u32, u32)
+    /// assert_eq!(pair.window(256), Some((0, 8)));
+    /// assert_eq!(pair.window(4), None, "keys only 4-byte aligned");
+    /// let uuid_low = Fields::new(16).with(8, 8, 0); // [u8; 16]'s second word
+    /// assert_eq!(uuid_low.window(16), Some((8, 8)));
+    /// assert_eq!(Fields::new(2).with(0, 2, 0).window(2), Some((0, 2)), "a 16-bit key");
+    /// let spread = Fields::new(16).with(0, 4, 0).with(8, 4, 0); // u32, pad, u32
+    /// assert_eq!(spread.window(16), None);
+    /// ```
+    pub const fn window(self, align: u32) -> Option<(u32, u32)> {
+        let (mut lo, mut hi, mut i) = (u32::MAX, 0, 0);
+        while i < self.count() {
+            let (at, bytes, _) = self.field(i);
+            lo = if at < lo { at } else { lo };
+            hi = if at + bytes > hi { at + bytes } else { hi };
+            i += 1;
+        }
+        let mut w = 1;
+        while w <= 8 && hi > 0 {
+            if self.stride() % w == 0 && align % w == 0 && lo / w == (hi - 1) / w {
+                return Some((lo / w * w, w));
+            }
+            w *= 2;
+        }
+        None
+    }
+
     /// The ordered word (of `word_bits`, 32 or 64, in a `u64`) of a key
     /// whose field `i` holds the bits `value(i)` (zero-extended, in the
     /// key's own byte order).
@@ -272,7 +308,7 @@ pub struct Words {
 
 /// The low `bytes` bytes set.
 #[inline(always)]
-const fn low_mask(bytes: u32) -> u64 {
+pub const fn low_mask(bytes: u32) -> u64 {
     if bytes >= 8 { u64::MAX } else { (1 << (bytes * 8)) - 1 }
 }
 

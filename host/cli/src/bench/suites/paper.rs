@@ -50,7 +50,7 @@ fn fig14(b: &mut Bench, keys_in: &[u32], pairs: bool) -> Result<()> {
     let n = keys_in.len();
     let what = if pairs { "pairs" } else { "keys" };
     progress(&format!("paper time per step (Fig. 14), n = 2^{}, {what}", n.trailing_zeros()));
-    let (times, verified) = profile_sort::<u32>(b, keys_in, pairs, &paper(PaperConfig::default()))?;
+    let (times, verified) = profile_sort::<u32, u32>(b, keys_in, pairs, &paper(PaperConfig::default()))?;
     let mut steps = [0.0f64; 4];
     for t in &times {
         let step = match t.kernel.as_str() {

@@ -1,10 +1,11 @@
 //! The steps suite: GPU-Warpsort's time per kernel (the profiler's CUDA
 //! events around each launch) for keys, pairs and 16-byte pairs, step 1
-//! alone at every tile size, the sample sort's kernels, and the fused
+//! alone at every tile size, the sample sort's kernels (`u32` keys and
+//! pairs, `u64` keys, `(u32, u32)` keys with their encoding), and the fused
 //! bitonic sort's kernels.
 
-use warpsort::{Algorithm, KernelTime, MergeSortConfig, Order, SortOptions, TileSort};
-use warpsort_testkit::data::Dist;
+use warpsort::{Algorithm, KernelTime, MergeSortConfig, Order, SortKey, SortOptions, TileSort, Tuple};
+use warpsort_testkit::data::{Dist, FromPattern};
 
 use crate::bench::measure::Position;
 use crate::bench::{Bench, Result, input, progress};
@@ -12,9 +13,9 @@ use crate::bench::{Bench, Result, input, progress};
 /// Profiles one sort of `keys_in` (keys only, or with the positions as `V`
 /// values when `pairs`) after an untimed warm-up of the same sort: the time
 /// of each kernel, and whether the result checks out on the GPU.
-pub fn profile_sort<V: Position>(
+pub fn profile_sort<K: SortKey, V: Position>(
     b: &Bench,
-    keys_in: &[u32],
+    keys_in: &[K],
     pairs: bool,
     o: &SortOptions,
 ) -> Result<(Vec<KernelTime>, bool)> {
@@ -34,8 +35,13 @@ pub fn profile_sort<V: Position>(
 }
 
 /// [`profile_sort`] whose result must verify (a failure of the run otherwise).
-fn profiled<V: Position>(b: &mut Bench, keys_in: &[u32], pairs: bool, o: &SortOptions) -> Result<Vec<KernelTime>> {
-    let (times, verified) = profile_sort::<V>(b, keys_in, pairs, o)?;
+fn profiled<K: SortKey, V: Position>(
+    b: &mut Bench,
+    keys_in: &[K],
+    pairs: bool,
+    o: &SortOptions,
+) -> Result<Vec<KernelTime>> {
+    let (times, verified) = profile_sort::<K, V>(b, keys_in, pairs, o)?;
     if !verified {
         b.report.fail(format!("steps: the profiled sort ({o:?}, pairs {pairs}) is wrong"));
     }
@@ -59,12 +65,12 @@ pub fn steps(b: &mut Bench) -> Result<()> {
         for pairs in [false, true] {
             let what = if pairs { "pairs" } else { "keys" };
             progress(&format!("GPU-Warpsort time per step ({label}), n = 2^24, {what}"));
-            let times = profiled::<u32>(b, &keys_in, pairs, &merge_sort(cfg))?;
+            let times = profiled::<u32, u32>(b, &keys_in, pairs, &merge_sort(cfg))?;
             print_steps(label, what, &times);
         }
     }
     progress("GPU-Warpsort time per step (default), n = 2^24, u32 key + u64 value");
-    let times = profiled::<u64>(b, &keys_in, true, &SortOptions::algorithm(Algorithm::MergeSort))?;
+    let times = profiled::<u32, u64>(b, &keys_in, true, &SortOptions::algorithm(Algorithm::MergeSort))?;
     print_steps("default", "u32:u64", &times);
     // Step 1 alone at every tile size: what each merge round in shared
     // memory costs (the merge passes run with small windows, unreported).
@@ -76,7 +82,7 @@ pub fn steps(b: &mut Bench) -> Result<()> {
         for &tile in tiles {
             let cfg =
                 MergeSortConfig { tile, tile_sort, outputs_per_thread: 8, merge_threads: 64, ..Default::default() };
-            let times = profiled::<u32>(b, &keys_in, false, &merge_sort(cfg))?;
+            let times = profiled::<u32, u32>(b, &keys_in, false, &merge_sort(cfg))?;
             if let Some(t) = times.first() {
                 println!("steps     step1 tile={tile:<6} {:<36} {:>9.3} ms", t.kernel, t.ms);
             }
@@ -86,23 +92,32 @@ pub fn steps(b: &mut Bench) -> Result<()> {
     let sample_sizes: &[usize] = if b.opts.no_sample { &[] } else { &[1 << 24, 1 << 26] };
     for &m in sample_sizes {
         let keys_in = if m == n { keys_in.clone() } else { input::<u32>(Dist::Uniform, m) };
-        for pairs in [false, true] {
-            let what = if pairs { "pairs" } else { "keys" };
-            progress(&format!("sample sort time per kernel, n = 2^{}, {what}", m.trailing_zeros()));
-            let times = profiled::<u32>(b, &keys_in, pairs, &SortOptions::algorithm(Algorithm::SampleSort))?;
-            print_steps(&format!("sample n=2^{}", m.trailing_zeros()), what, &times);
-            let total: f64 = times.iter().map(|t| t.ms).sum();
-            println!(
-                "steps     sample n=2^{} {what}: {total:.3} ms in all, {:.2} Gkeys/s",
-                m.trailing_zeros(),
-                m as f64 / total / 1e6
-            );
-        }
+        sample_steps(b, &keys_in, "keys", false)?;
+        sample_steps(b, &keys_in, "pairs", true)?;
+        drop(keys_in);
+        sample_steps(b, &input::<u64>(Dist::Uniform, m), "u64", false)?;
+        sample_steps(b, &input::<Tuple<(u32, u32)>>(Dist::Uniform, m), "u32x2", false)?;
     }
     progress("fused bitonic time per kernel, n = 2^24, keys");
-    let times = profiled::<u32>(b, &keys_in, false, &SortOptions::algorithm(Algorithm::Bitonic))?;
+    let times = profiled::<u32, u32>(b, &keys_in, false, &SortOptions::algorithm(Algorithm::Bitonic))?;
     for t in times {
         println!("steps     {:<32} {} launches {:>9.3} ms", t.kernel, t.launches, t.ms);
     }
+    Ok(())
+}
+
+/// The sample sort's kernels on `keys_in` (`what`: their name in the lines),
+/// with the positions as `u32` values when `pairs`, and their sum.
+fn sample_steps<K: SortKey>(b: &mut Bench, keys_in: &[K], what: &str, pairs: bool) -> Result<()>
+where
+    K::Bits: FromPattern,
+{
+    let m = keys_in.len();
+    progress(&format!("sample sort time per kernel, n = 2^{}, {what}", m.trailing_zeros()));
+    let times = profiled::<K, u32>(b, keys_in, pairs, &SortOptions::algorithm(Algorithm::SampleSort))?;
+    let label = format!("sample n=2^{}", m.trailing_zeros());
+    print_steps(&label, what, &times);
+    let total: f64 = times.iter().map(|t| t.ms).sum();
+    println!("steps     {label} {what}: {total:.3} ms in all, {:.2} Gkeys/s", m as f64 / total / 1e6);
     Ok(())
 }
