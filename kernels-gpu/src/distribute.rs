@@ -120,34 +120,27 @@ pub unsafe fn classify<T: Copy + PartialOrd>(tree: *const T, k: T) -> u32 {
 
 /// The buckets of `N` keys (as [`classify`]): a branch-free descent of the
 /// splitter tree, `LOG_WAYS` levels, the `N` searches a level at a time
-/// together so that their shared loads overlap. The splitter a search last
-/// found not below its key is the first not below it, so the equality test
-/// needs no further load.
+/// together so that their shared loads overlap; then each key's equality
+/// test against the first splitter not below it, one load
+/// ([`bucket_of_label`]), so that the descent carries no splitter along.
 ///
 /// # Safety
 /// `tree` holds `WAYS` keys.
 #[inline(always)]
 pub unsafe fn classify_all<T: Copy + PartialOrd, const N: usize>(tree: *const T, k: &[T; N]) -> [u32; N] {
     let mut node = [1u32; N];
-    // Whether a splitter not below the key was found, and the last one.
-    let mut bounded = [false; N];
-    let mut upper = *k;
     for _ in 0..LOG_WAYS {
         for r in 0..N {
             // SAFETY: node < WAYS above the last level.
             let v = unsafe { *tree.add(node[r] as usize) };
-            let right = v < k[r];
-            node[r] = 2 * node[r] + right as u32;
-            if !right {
-                bounded[r] = true;
-                upper[r] = v;
-            }
+            node[r] = 2 * node[r] + (v < k[r]) as u32;
         }
     }
     let mut out = [0u32; N];
     for r in 0..N {
-        // node - WAYS: the splitters below the key.
-        out[r] = 2 * (node[r] - WAYS) + (bounded[r] && upper[r] == k[r]) as u32;
+        // node - WAYS: the splitters below the key, its label.
+        // SAFETY: the tree holds WAYS keys; the label is the key's.
+        out[r] = unsafe { bucket_of_label(tree, node[r] - WAYS, k[r]) };
     }
     out
 }

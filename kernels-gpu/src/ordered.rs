@@ -259,12 +259,16 @@ impl Fields {
             hi = if at + bytes > hi { at + bytes } else { hi };
             i += 1;
         }
-        let mut w = 1;
-        while w <= 8 && hi > 0 {
-            if self.stride() % w == 0 && align % w == 0 && lo / w == (hi - 1) / w {
-                return Some((lo / w * w, w));
+        // Widths 1, 2, 4, 8 by their log (shifts and masks: a kernel
+        // computes this per thread, where a division costs dozens of
+        // instructions).
+        let mut lw = 0;
+        while lw <= 3 && hi > 0 {
+            let m = (1 << lw) - 1;
+            if self.stride() & m == 0 && align & m == 0 && lo >> lw == (hi - 1) >> lw {
+                return Some((lo & !m, 1 << lw));
             }
-            w *= 2;
+            lw += 1;
         }
         None
     }
