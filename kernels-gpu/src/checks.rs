@@ -6,7 +6,7 @@
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{global_thread, grid_threads, lane_id};
-use crate::ordered::{Fields, low_mask, map32, map64, mix64};
+use crate::ordered::{Fields, map32, map64, mix64};
 use crate::warp;
 
 /// Applies `ordered::map32` with `mode` to every key.
@@ -106,10 +106,7 @@ unsafe fn write_field(p: *mut u8, bytes: u32, v: u64) {
 /// Keys stored as fields (tuples, byte strings, 16-bit keys; `fields` says
 /// where, see [`Fields`]) encoded into their ordered words at `words`
 /// (inverted for `mode::DESCENDING`), or with `mode::DECODE` decoded back
-/// into `raw` (only the fields' bytes are written). Where one aligned load
-/// holds a key's fields ([`Fields::window`]: `(u32, u32)`, `[u8; 8]`, each
-/// word of `[u8; 16]`, 16-bit keys) each key is read, or written, in one
-/// access and its fields taken by shifts; otherwise field by field.
+/// into `raw` (only the fields' bytes are written).
 ///
 /// # Safety
 /// `raw` holds `n` keys of `fields.stride()` bytes with each field aligned
@@ -119,54 +116,28 @@ pub unsafe fn encode_keys<W: EncodedWord>(raw: *mut u8, words: *mut W, n: u64, f
     let decode = mode & crate::ordered::mode::DECODE != 0;
     let flip = if mode & crate::ordered::mode::DESCENDING != 0 { u64::MAX } else { 0 };
     let stride = fields.stride() as usize;
-    // The largest power of two (up to 8) the keys' address is aligned to.
-    let align = 1 << (raw as usize).trailing_zeros().min(3);
-    let window = fields.window(align);
     let mut i = global_thread();
     while i < n as usize {
-        // SAFETY: i < n, and each field lies inside key i; a window lies
-        // inside the key, aligned to its bytes (`Fields::window`).
+        // SAFETY: i < n, and each field lies inside key i.
         unsafe {
             let key = raw.add(i * stride);
-            match (window, decode) {
-                (Some((off, bytes)), false) => {
-                    let bits = read_field(key.add(off as usize), bytes);
-                    let p = fields.pack(W::BITS, |f| {
-                        let (at, bytes, _) = fields.field(f);
-                        (bits >> (8 * (at - off))) & low_mask(bytes)
-                    });
-                    *words.add(i) = W::from_u64(p ^ flip);
-                }
-                (Some((off, bytes)), true) => {
-                    // The window's bytes that no field covers keep theirs.
-                    let (mut bits, mut covered) = (0, 0);
-                    fields.unpack(W::BITS, (*words.add(i)).to_u64() ^ flip, |f, v| {
-                        let (at, b, _) = fields.field(f);
-                        bits |= v << (8 * (at - off));
-                        covered |= low_mask(b) << (8 * (at - off));
-                    });
-                    let at = key.add(off as usize);
-                    if covered != low_mask(bytes) {
-                        bits |= read_field(at, bytes) & !covered;
-                    }
-                    write_field(at, bytes, bits);
-                }
-                (None, true) => fields.unpack(W::BITS, (*words.add(i)).to_u64() ^ flip, |f, v| {
+            if decode {
+                fields.unpack(W::BITS, (*words.add(i)).to_u64() ^ flip, |f, v| {
                     let (at, bytes, _) = fields.field(f);
                     write_field(key.add(at as usize), bytes, v);
-                }),
-                (None, false) => {
-                    let p = fields.pack(W::BITS, |f| {
-                        let (at, bytes, _) = fields.field(f);
-                        read_field(key.add(at as usize), bytes)
-                    });
-                    *words.add(i) = W::from_u64(p ^ flip);
-                }
+                });
+            } else {
+                let p = fields.pack(W::BITS, |f| {
+                    let (at, bytes, _) = fields.field(f);
+                    read_field(key.add(at as usize), bytes)
+                });
+                *words.add(i) = W::from_u64(p ^ flip);
             }
         }
         i += grid_threads();
     }
 }
+
 
 /// A key or payload widened for fingerprinting (`()` as 0).
 pub trait Bits64: Copy {

@@ -233,46 +233,6 @@ impl Fields {
         self.range(w.starts[j], w.starts[j + 1])
     }
 
-    /// The one aligned load that reads every field of a key at an address
-    /// aligned to `align` bytes: its byte offset in the key and its bytes
-    /// (1, 2, 4 or 8, the fewest that hold the fields), or `None` when the
-    /// fields span more than one such load (each is then read alone). Every
-    /// key's window is aligned when the first key's is and the stride is a
-    /// multiple of its bytes.
-    ///
-    /// ```
-    /// use warpsort_kernels::ordered::Fields;
-    /// let pair = Fields::new(8).with(0, 4, 0).with(4, 4, 0); // (u32, u32)
-    /// assert_eq!(pair.window(256), Some((0, 8)));
-    /// assert_eq!(pair.window(4), None, "keys only 4-byte aligned");
-    /// let uuid_low = Fields::new(16).with(8, 8, 0); // [u8; 16]'s second word
-    /// assert_eq!(uuid_low.window(16), Some((8, 8)));
-    /// assert_eq!(Fields::new(2).with(0, 2, 0).window(2), Some((0, 2)), "a 16-bit key");
-    /// let spread = Fields::new(16).with(0, 4, 0).with(8, 4, 0); // u32, pad, u32
-    /// assert_eq!(spread.window(16), None);
-    /// ```
-    pub const fn window(self, align: u32) -> Option<(u32, u32)> {
-        let (mut lo, mut hi, mut i) = (u32::MAX, 0, 0);
-        while i < self.count() {
-            let (at, bytes, _) = self.field(i);
-            lo = if at < lo { at } else { lo };
-            hi = if at + bytes > hi { at + bytes } else { hi };
-            i += 1;
-        }
-        // Widths 1, 2, 4, 8 by their log (shifts and masks: a kernel
-        // computes this per thread, where a division costs dozens of
-        // instructions).
-        let mut lw = 0;
-        while lw <= 3 && hi > 0 {
-            let m = (1 << lw) - 1;
-            if self.stride() & m == 0 && align & m == 0 && lo >> lw == (hi - 1) >> lw {
-                return Some((lo & !m, 1 << lw));
-            }
-            lw += 1;
-        }
-        None
-    }
-
     /// The ordered word (of `word_bits`, 32 or 64, in a `u64`) of a key
     /// whose field `i` holds the bits `value(i)` (zero-extended, in the
     /// key's own byte order).
@@ -312,7 +272,7 @@ pub struct Words {
 
 /// The low `bytes` bytes set.
 #[inline(always)]
-pub const fn low_mask(bytes: u32) -> u64 {
+const fn low_mask(bytes: u32) -> u64 {
     if bytes >= 8 { u64::MAX } else { (1 << (bytes * 8)) - 1 }
 }
 
