@@ -214,7 +214,7 @@ impl SortPlan {
     /// ([`MergeSortPlan::keeps_ties`]). Elsewhere they are sorted as
     /// ranked items.
     pub fn keeps_ties_itself(opts: &SortOptions, kind: ItemKind, n: usize, p: &Policy) -> bool {
-        matches!(p.algorithm(opts.algorithm, kind.ranked(), n), Algorithm::Auto | Algorithm::MergeSort)
+        p.algorithm(opts.algorithm, kind.ranked(), n) == Algorithm::MergeSort
             && MergeSortPlan::keeps_ties(&opts.merge_sort, kind)
     }
 
