@@ -1,143 +1,15 @@
-//! Element-wise kernels around the sorts: mapping keys onto their ordered bit
-//! patterns and back (keys stored as fields, e.g. tuples and 16-bit keys, encoded into
-//! ordered words), and verifying a result on the GPU (sortedness by warp
-//! vote, a multiset fingerprint by warp reduction).
+//! Element-wise kernels around the sorts: the entry points of mapping keys
+//! onto their ordered bit patterns and back (`encode`: keys stored as
+//! fields, e.g. tuples and 16-bit keys, encoded into ordered words), and
+//! verifying a result on the GPU (sortedness by warp vote, a multiset
+//! fingerprint by warp reduction).
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{global_thread, grid_threads, lane_id};
+use crate::encode::{encode_keys, map_keys32, map_keys64};
 use crate::ordered::{Fields, map32, map64, mix64};
 use crate::warp;
-
-/// Applies `ordered::map32` with `mode` to every key.
-///
-/// # Safety
-/// `keys` holds `n` keys.
-#[inline(always)]
-pub unsafe fn map_keys32(keys: *mut u32, n: u64, mode: u32) {
-    let mut i = global_thread();
-    while i < n as usize {
-        // SAFETY: i < n.
-        unsafe { *keys.add(i) = map32(*keys.add(i), mode) };
-        i += grid_threads();
-    }
-}
-
-/// Applies `ordered::map64` with `mode` to every key.
-///
-/// # Safety
-/// `keys` holds `n` keys.
-#[inline(always)]
-pub unsafe fn map_keys64(keys: *mut u64, n: u64, mode: u32) {
-    let mut i = global_thread();
-    while i < n as usize {
-        // SAFETY: i < n.
-        unsafe { *keys.add(i) = map64(*keys.add(i), mode) };
-        i += grid_threads();
-    }
-}
-
-/// A word a key's fields encode into: `u32` or `u64`.
-pub trait EncodedWord: Copy {
-    /// Its bits.
-    const BITS: u32;
-    /// From the low bits of `p`.
-    fn from_u64(p: u64) -> Self;
-    /// Zero-extended.
-    fn to_u64(self) -> u64;
-}
-impl EncodedWord for u32 {
-    const BITS: u32 = 32;
-    #[inline(always)]
-    fn from_u64(p: u64) -> Self {
-        p as u32
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self as u64
-    }
-}
-impl EncodedWord for u64 {
-    const BITS: u32 = 64;
-    #[inline(always)]
-    fn from_u64(p: u64) -> Self {
-        p
-    }
-    #[inline(always)]
-    fn to_u64(self) -> u64 {
-        self
-    }
-}
-
-/// Reads a field of `bytes` (1, 2, 4 or 8) at `p`, zero-extended.
-///
-/// # Safety
-/// `p` addresses `bytes` readable bytes, aligned to `bytes`.
-#[inline(always)]
-unsafe fn read_field(p: *const u8, bytes: u32) -> u64 {
-    // SAFETY: the caller's guarantee.
-    unsafe {
-        match bytes {
-            1 => *p as u64,
-            2 => *(p as *const u16) as u64,
-            4 => *(p as *const u32) as u64,
-            _ => *(p as *const u64),
-        }
-    }
-}
-
-/// Writes the low `bytes` of `v` as a field at `p`.
-///
-/// # Safety
-/// `p` addresses `bytes` writable bytes, aligned to `bytes`.
-#[inline(always)]
-unsafe fn write_field(p: *mut u8, bytes: u32, v: u64) {
-    // SAFETY: the caller's guarantee.
-    unsafe {
-        match bytes {
-            1 => *p = v as u8,
-            2 => *(p as *mut u16) = v as u16,
-            4 => *(p as *mut u32) = v as u32,
-            _ => *(p as *mut u64) = v,
-        }
-    }
-}
-
-/// Keys stored as fields (tuples, byte strings, 16-bit keys; `fields` says
-/// where, see [`Fields`]) encoded into their ordered words at `words`
-/// (inverted for `mode::DESCENDING`), or with `mode::DECODE` decoded back
-/// into `raw` (only the fields' bytes are written).
-///
-/// # Safety
-/// `raw` holds `n` keys of `fields.stride()` bytes with each field aligned
-/// to its size, `words` holds `n` words.
-#[inline(always)]
-pub unsafe fn encode_keys<W: EncodedWord>(raw: *mut u8, words: *mut W, n: u64, fields: Fields, mode: u32) {
-    let decode = mode & crate::ordered::mode::DECODE != 0;
-    let flip = if mode & crate::ordered::mode::DESCENDING != 0 { u64::MAX } else { 0 };
-    let stride = fields.stride() as usize;
-    let mut i = global_thread();
-    while i < n as usize {
-        // SAFETY: i < n, and each field lies inside key i.
-        unsafe {
-            let key = raw.add(i * stride);
-            if decode {
-                fields.unpack(W::BITS, (*words.add(i)).to_u64() ^ flip, |f, v| {
-                    let (at, bytes, _) = fields.field(f);
-                    write_field(key.add(at as usize), bytes, v);
-                });
-            } else {
-                let p = fields.pack(W::BITS, |f| {
-                    let (at, bytes, _) = fields.field(f);
-                    read_field(key.add(at as usize), bytes)
-                });
-                *words.add(i) = W::from_u64(p ^ flip);
-            }
-        }
-        i += grid_threads();
-    }
-}
-
 
 /// A key or payload widened for fingerprinting (`()` as 0).
 pub trait Bits64: Copy {

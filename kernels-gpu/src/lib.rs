@@ -206,7 +206,7 @@ device_modules!(
 macro_rules! builtin_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))] pub mod $m; )* };
 }
-builtin_modules!(block_merge, checks, distribute, paper, presorted, probe, segmented);
+builtin_modules!(block_merge, checks, distribute, encode, paper, presorted, probe, segmented);
 
 /// The PTX instructions emulated on the host (feature `emulate`): kernels
 /// written against `arch` alone run there under [`arch::launch`].
@@ -218,6 +218,11 @@ pub mod arch;
 /// (the nvptx build declares it with the built-in kernels).
 #[cfg(all(not(target_arch = "nvptx64"), feature = "emulate"))]
 pub mod distribute;
+
+/// Keys onto their ordered words and back, on the host under the emulator
+/// (the nvptx build declares it with the built-in kernels).
+#[cfg(all(not(target_arch = "nvptx64"), feature = "emulate"))]
+pub mod encode;
 
 /// Declares the modules of a build for a user's key type only.
 macro_rules! custom_modules {

@@ -539,7 +539,7 @@ impl Kernel for Verify<'_> {
     }
 }
 
-/// `map_keys_{u32,u64}` (device `checks::map_keys32/64`): keys onto or
+/// `map_keys_{u32,u64}` (device `encode::map_keys32/64`): keys onto or
 /// back from their ordered patterns, in place.
 pub(crate) struct MapKeys {
     /// The key word: `U32` or `U64`.
@@ -558,7 +558,7 @@ impl Kernel for MapKeys {
     }
 }
 
-/// `encode_keys_{u32,u64}` (device `checks::encode_keys`): keys stored as
+/// `encode_keys_{u32,u64}` (device `encode::encode_keys`): keys stored as
 /// fields (tuples, byte strings, 16-bit keys) encoded into their ordered
 /// words, or decoded back (`mode::DECODE`).
 pub(crate) struct EncodeKeys {

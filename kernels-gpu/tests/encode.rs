@@ -1,0 +1,131 @@
+//! The encoding of keys stored as fields (`encode::encode_keys`) run on the
+//! CPU under the emulator (`arch::launch`): every layout the host builds
+//! (tuples with padding, reordered fields, byte strings, a word of a wide
+//! key, 16-bit keys, a base aligned to only 4 bytes), both orders: the
+//! words are `Fields::pack`'s, they order as the fields do, and decoding
+//! gives back every byte of the fields while the padding keeps its own.
+#![cfg(feature = "emulate")]
+
+use warpsort_kernels::arch::launch;
+use warpsort_kernels::encode::{EncodedWord, encode_keys};
+use warpsort_kernels::ordered::{Fields, field, mode};
+
+/// A pointer the emulated threads share (each writes its own places).
+#[derive(Clone, Copy)]
+struct Ptr<T>(*mut T);
+// SAFETY: each emulated thread touches its own keys and words alone.
+unsafe impl<T> Sync for Ptr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Send for Ptr<T> {}
+
+/// Two blocks of 64 threads: the kernel's grid-stride loop covers any `n`.
+fn run<W: EncodedWord>(raw: *mut u8, words: *mut W, n: usize, fields: Fields, m: u32) {
+    let (raw, words) = (Ptr(raw), Ptr(words));
+    launch(2, 64, 0, move || {
+        let (raw, words) = (raw, words);
+        // SAFETY: `raw` holds `n` keys of the fields' stride, `words` `n` words.
+        unsafe { encode_keys(raw.0, words.0, n as u64, fields, m) }
+    });
+}
+
+/// splitmix64: the tests' random bytes.
+fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut z = seed;
+    (0..len)
+        .map(|_| {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (x ^ (x >> 31)) as u8
+        })
+        .collect()
+}
+
+/// Field `f` of the key at `key` (its bytes, little-endian, zero-extended).
+fn field_bits(fields: Fields, key: &[u8], f: usize) -> u64 {
+    let (at, bytes, _) = fields.field(f);
+    key[at as usize..(at + bytes) as usize].iter().rev().fold(0, |v, &b| v << 8 | b as u64)
+}
+
+/// Encodes `n` keys of `fields` (at `skew` bytes past an aligned base) into
+/// words under `m`, checks them against `Fields::pack`, then overwrites the
+/// fields' bytes, decodes, and checks every byte of the keys (the padding
+/// untouched). Returns the keys and their words.
+fn round_trip<W: EncodedWord + Default>(fields: Fields, n: usize, skew: usize, m: u32, seed: u64) -> (Vec<u8>, Vec<W>) {
+    let stride = fields.stride() as usize;
+    // u64 storage: an 8-byte aligned base.
+    let mut storage = vec![0u64; (skew + n * stride).div_ceil(8) + 1];
+    let base = storage.as_mut_ptr().cast::<u8>();
+    // SAFETY: the storage holds skew + n * stride bytes.
+    let keys = unsafe { std::slice::from_raw_parts_mut(base.add(skew), n * stride) };
+    keys.copy_from_slice(&random_bytes(n * stride, seed));
+    let original = keys.to_vec();
+    let mut words = vec![W::default(); n];
+    run(keys.as_mut_ptr(), words.as_mut_ptr(), n, fields, m);
+    let flip = if m & mode::DESCENDING != 0 { u64::MAX } else { 0 };
+    for (i, w) in words.iter().enumerate() {
+        let key = &original[i * stride..(i + 1) * stride];
+        let want = W::from_u64(fields.pack(W::BITS, |f| field_bits(fields, key, f)) ^ flip).to_u64();
+        assert_eq!(w.to_u64(), want, "key {i} of {fields:?}, mode {m}, skew {skew}");
+    }
+    // Garbage in the fields' bytes alone; decoding must restore them.
+    for i in 0..n {
+        for f in 0..fields.count() {
+            let (at, bytes, _) = fields.field(f);
+            let at = i * stride + at as usize;
+            keys[at..at + bytes as usize].fill(0xa5);
+        }
+    }
+    run(keys.as_mut_ptr(), words.as_mut_ptr(), n, fields, m | mode::DECODE);
+    assert!(keys == &original[..], "decoded keys of {fields:?}, mode {m}, skew {skew}");
+    (original, words)
+}
+
+#[test]
+fn every_layout_round_trips_in_both_orders() {
+    let n = 1000;
+    let pair = Fields::new(8).with(0, 4, 0).with(4, 4, 0); // (u32, u32)
+    let float_desc_i16 = Fields::new(8).with(0, 4, field::FLOAT | field::DESCENDING).with(4, 2, field::SIGNED);
+    let three = Fields::new(8).with(4, 2, field::SIGNED).with(0, 4, field::FLOAT).with(6, 1, 0); // (i16, f32, u8)
+    let bytes8 = Fields::new(8).with(0, 8, field::BIG_ENDIAN); // [u8; 8]
+    let bytes16_low = Fields::new(16).with(8, 8, field::BIG_ENDIAN); // [u8; 16]'s second word
+    let wide_high = Fields::new(16).with(0, 8, 0); // (u64, u32)'s first word
+    for (k, m) in [0, mode::DESCENDING].into_iter().enumerate() {
+        let seed = 17 * k as u64;
+        for f in [pair, float_desc_i16, three, bytes8, bytes16_low, wide_high] {
+            round_trip::<u64>(f, n, 0, m, seed + 1);
+        }
+        round_trip::<u64>(pair, n, 4, m, seed + 2); // keys 4-byte aligned only
+        round_trip::<u64>(three, n, 4, m, seed + 3);
+        round_trip::<u32>(Fields::new(2).with(0, 2, field::SIGNED), n, 2, m, seed + 4); // i16
+        round_trip::<u32>(Fields::new(16).with(8, 4, 0), n, 0, m, seed + 5); // (u64, u32)'s second word
+        round_trip::<u32>(Fields::new(4).with(0, 2, 0).with(2, 2, field::DESCENDING), n, 0, m, seed + 6);
+        round_trip::<u64>(pair, 0, 0, m, seed + 7);
+        round_trip::<u64>(pair, 1, 4, m, seed + 8);
+    }
+}
+
+#[test]
+fn words_order_as_their_fields() {
+    // (f32 descending, i16): floats in reversed total order, then the i16.
+    let f = Fields::new(8).with(0, 4, field::FLOAT | field::DESCENDING).with(4, 2, field::SIGNED);
+    let (keys, words) = round_trip::<u64>(f, 2000, 0, 0, 5);
+    let typed: Vec<(f32, i16)> = keys
+        .chunks(8)
+        .map(|k| (f32::from_le_bytes(k[..4].try_into().unwrap()), i16::from_le_bytes(k[4..6].try_into().unwrap())))
+        .collect();
+    let order = |a: &(f32, i16), b: &(f32, i16)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    for i in 1..typed.len() {
+        for j in [0, i / 2, i - 1] {
+            let (x, y) = (typed[i], typed[j]);
+            assert_eq!(words[i].cmp(&words[j]), order(&x, &y), "{x:?} against {y:?}");
+        }
+    }
+    // [u8; 8], descending: the reverse of memcmp.
+    let (keys, words) = round_trip::<u64>(Fields::new(8).with(0, 8, field::BIG_ENDIAN), 2000, 0, mode::DESCENDING, 6);
+    for i in 1..words.len() {
+        let (a, b) = (&keys[i * 8..i * 8 + 8], &keys[(i - 1) * 8..i * 8]);
+        assert_eq!(words[i].cmp(&words[i - 1]), b.cmp(a), "{a:?} against {b:?}");
+    }
+}
