@@ -269,3 +269,26 @@ pub fn dynamic_smem<T>() -> *mut T {
 pub fn trap() -> ! {
     panic!("trap")
 }
+
+/// Global warp index over a 1-D grid.
+pub fn global_warp() -> usize {
+    global_thread() / WARP
+}
+
+/// The four words at `p` (`ld.global.v4.u32` on the GPU).
+///
+/// # Safety
+/// `p` is a 16-byte-aligned address of four readable words.
+pub unsafe fn ld_global_v4_u32(p: *const u32) -> [u32; 4] {
+    // SAFETY: the caller's contract.
+    unsafe { core::array::from_fn(|i| *p.add(i)) }
+}
+
+/// The two doublewords at `p` (one 16-byte load on the GPU).
+///
+/// # Safety
+/// `p` is a 16-byte-aligned address of two readable doublewords.
+pub unsafe fn ld_global_v2_u64(p: *const u64) -> [u64; 2] {
+    // SAFETY: the caller's contract.
+    unsafe { [*p, *p.add(1)] }
+}

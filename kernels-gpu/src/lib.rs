@@ -35,6 +35,7 @@
     )
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![cfg_attr(all(not(target_arch = "nvptx64"), feature = "emulate"), feature(portable_simd))]
 // Every `extern "ptx-kernel"` entry point has one contract, stated here once:
 // its pointers address arrays of at least the lengths passed beside them, in
 // the element types its name says, and it is launched with the shape its host
@@ -184,20 +185,16 @@ macro_rules! width_modules {
 macro_rules! device_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(target_arch = "nvptx64")] pub mod $m; )* };
 }
-device_modules!(
-    arch,
-    bitonic,
-    block_network,
-    block_sort,
-    custom,
-    item,
-    merge_path,
-    network,
-    permute,
-    tile,
-    warp,
-    warp_merge
-);
+device_modules!(arch, bitonic, block_sort, custom, merge_path, permute, warp_merge);
+
+/// Declares the modules of the nvptx build that also build on the host
+/// under the emulator (feature `emulate`), so that their tests run on a CPU.
+macro_rules! emulated_modules {
+    ($($m:ident),* $(,)?) => {
+        $( #[cfg(any(target_arch = "nvptx64", feature = "emulate"))] pub mod $m; )*
+    };
+}
+emulated_modules!(block_network, item, network, tile, warp);
 
 /// Declares the modules of the built-in kernels only: a build for a user's
 /// key type (`warpsort_custom`) has the bitonic sorts, the merge sort by
