@@ -7,8 +7,11 @@
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{global_thread, grid_threads, lane_id};
+#[cfg(target_arch = "nvptx64")]
 use crate::encode::{encode_keys, map_keys32, map_keys64};
-use crate::ordered::{Fields, map32, map64, mix64};
+#[cfg(target_arch = "nvptx64")]
+use crate::ordered::Fields;
+use crate::ordered::{map32, map64, mix64};
 use crate::warp;
 
 /// A key or payload widened for fingerprinting (`()` as 0).
@@ -96,6 +99,7 @@ pub unsafe fn verify<K: Bits64, V: Bits64>(
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 macro_rules! entries {
     ($K:ty, $V:ty, $sfx:ident) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
@@ -117,9 +121,11 @@ macro_rules! entries {
         }
     };
 }
+#[cfg(target_arch = "nvptx64")]
 crate::for_items!(entries);
 
 /// Maps 32-bit keys onto/from their ordered patterns.
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u32"))]
 pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys.
@@ -127,6 +133,7 @@ pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32
 }
 
 /// Maps 64-bit keys onto/from their ordered patterns.
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u64"))]
 pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys.
@@ -134,6 +141,7 @@ pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32
 }
 
 /// Encodes keys stored as fields into 32-bit ordered words, or decodes them.
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(encode_keys), "_u32"))]
 pub unsafe extern "ptx-kernel" fn encode_keys_u32(raw: *mut u8, words: *mut u32, n: u64, fields: u64, mode: u32) {
     // SAFETY: the host passes `n` keys laid out as `fields` says and `n` words.
@@ -141,6 +149,7 @@ pub unsafe extern "ptx-kernel" fn encode_keys_u32(raw: *mut u8, words: *mut u32,
 }
 
 /// Encodes keys stored as fields into 64-bit ordered words, or decodes them.
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(encode_keys), "_u64"))]
 pub unsafe extern "ptx-kernel" fn encode_keys_u64(raw: *mut u8, words: *mut u64, n: u64, fields: u64, mode: u32) {
     // SAFETY: the host passes `n` keys laid out as `fields` says and `n` words.

@@ -203,23 +203,29 @@ emulated_modules!(block_network, item, network, tile, warp);
 macro_rules! builtin_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))] pub mod $m; )* };
 }
-builtin_modules!(block_merge, checks, distribute, encode, paper, presorted, probe, segmented);
+builtin_modules!(block_merge, paper, presorted, probe);
+
+/// Declares the modules of the built-in kernels that also build on the host
+/// under the emulator (feature `emulate`; their entry points are the nvptx
+/// build's alone), so that their tests run on a CPU.
+macro_rules! builtin_emulated_modules {
+    ($($m:ident),* $(,)?) => {
+        $(
+            #[cfg(any(
+                all(target_arch = "nvptx64", not(warpsort_custom)),
+                all(not(target_arch = "nvptx64"), feature = "emulate")
+            ))]
+            pub mod $m;
+        )*
+    };
+}
+builtin_emulated_modules!(checks, distribute, encode, segmented);
 
 /// The PTX instructions emulated on the host (feature `emulate`): kernels
 /// written against `arch` alone run there under [`arch::launch`].
 #[cfg(all(not(target_arch = "nvptx64"), feature = "emulate"))]
 #[path = "emu.rs"]
 pub mod arch;
-
-/// The sample sort's distribution pass, on the host under the emulator
-/// (the nvptx build declares it with the built-in kernels).
-#[cfg(all(not(target_arch = "nvptx64"), feature = "emulate"))]
-pub mod distribute;
-
-/// Keys onto their ordered words and back, on the host under the emulator
-/// (the nvptx build declares it with the built-in kernels).
-#[cfg(all(not(target_arch = "nvptx64"), feature = "emulate"))]
-pub mod encode;
 
 /// Declares the modules of a build for a user's key type only.
 macro_rules! custom_modules {

@@ -13,9 +13,9 @@ use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use crate::arch::{block_dim, block_idx, dynamic_smem, global_thread, global_warp, grid_dim, grid_threads, lane_id};
 use crate::block_network::Block;
 use crate::checks::Bits64;
-use crate::config::{
-    KEYS_PER_LANE, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE, segment_class, warp_sort_batch,
-};
+#[cfg(target_arch = "nvptx64")]
+use crate::config::warp_sort_batch;
+use crate::config::{KEYS_PER_LANE, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE, segment_class};
 use crate::item::{Items, Key, Pair, Word};
 use crate::network;
 use crate::tile::{load_blocked, store_blocked};
@@ -314,6 +314,7 @@ pub unsafe fn boundary_descents<K: Bits64>(
 }
 
 /// Checks and counts the offsets' classes (see [`count_classes`]).
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = crate::kernel_name!(segment_classes_count))]
 pub unsafe extern "ptx-kernel" fn segment_classes_count(off: *const u32, segs: u64, counters: *mut u32) {
     // SAFETY: the host passes segs + 1 offsets and the counters.
@@ -321,6 +322,7 @@ pub unsafe extern "ptx-kernel" fn segment_classes_count(off: *const u32, segs: u
 }
 
 /// Lists the segments of each class (see [`list_classes`]).
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = crate::kernel_name!(segment_classes_list))]
 pub unsafe extern "ptx-kernel" fn segment_classes_list(
     off: *const u32,
@@ -335,6 +337,7 @@ pub unsafe extern "ptx-kernel" fn segment_classes_list(
 }
 
 /// Boundary descents of 32-bit keys (see [`boundary_descents`]).
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(segment_boundaries), "_u32"))]
 pub unsafe extern "ptx-kernel" fn segment_boundaries_u32(
     keys: *const u32,
@@ -350,6 +353,7 @@ pub unsafe extern "ptx-kernel" fn segment_boundaries_u32(
 }
 
 /// Boundary descents of 64-bit keys (see [`boundary_descents`]).
+#[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(segment_boundaries), "_u64"))]
 pub unsafe extern "ptx-kernel" fn segment_boundaries_u64(
     keys: *const u64,
@@ -367,6 +371,7 @@ pub unsafe extern "ptx-kernel" fn segment_boundaries_u64(
 /// Defines a segmented kernel: parameters `(keys, vals, lists, count, n,
 /// len)` (the items and their [`Bounds`]) and `args`, running
 /// `call(items, bounds, args...)`.
+#[cfg(target_arch = "nvptx64")]
 macro_rules! segmented_kernel {
     ($export:expr, $(#[$m:meta])* fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) => $call:expr) => {
         $(#[$m])*
@@ -391,6 +396,7 @@ macro_rules! segmented_kernel {
 /// The segmented kernels of one item type: the chunk kernel, a warp kernel
 /// per width (every width of `config::warp_sort_widths!`, or the entries
 /// given after `;`) and the block kernel.
+#[cfg(target_arch = "nvptx64")]
 macro_rules! entries {
     (@warps all widths) => {
         crate::warp_sort_widths!(width_modules, warp);
@@ -428,7 +434,10 @@ macro_rules! entries {
         }
     };
 }
+#[cfg(target_arch = "nvptx64")]
 crate::for_items!(entries);
 // Stable segmented sorts: only the widths the size classes use.
+#[cfg(target_arch = "nvptx64")]
 entries!(u32, crate::item::Rank, u32_rank; (k512, 16, 512));
+#[cfg(target_arch = "nvptx64")]
 entries!(u64, crate::item::Rank, u64_rank; (k512, 16, 512));

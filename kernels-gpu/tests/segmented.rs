@@ -1,0 +1,145 @@
+//! The segmented sorts' kernels (`segmented`: several segments a warp, a
+//! warp a segment, a block a segment) on the CPU under the emulator
+//! (`arch::launch`), on segments given as a list (`start | end << 32`, as
+//! `list_classes` makes them) of random lengths up to each kernel's
+//! capacity, `u32` and `u64` keys, alone and with their positions: each
+//! segment sorted, its positions a permutation of its own, every item
+//! between segments untouched. The sample sort's buckets are sorted by
+//! these kernels.
+#![cfg(feature = "emulate")]
+
+use warpsort_kernels::arch::launch;
+use warpsort_kernels::config::{KEYS_PER_LANE, WARP_SIZE, warp_sort_batch};
+use warpsort_kernels::item::{Items, Key, Pair, Word};
+use warpsort_kernels::segmented::{Bounds, sort_blocks, sort_chunks, sort_warps};
+
+const N: usize = KEYS_PER_LANE as usize;
+
+/// A pointer the emulated threads share (each touches its own segments).
+#[derive(Clone, Copy)]
+struct Ptr<T>(*mut T);
+// SAFETY: each emulated warp or block sorts its own segments alone.
+unsafe impl<T> Sync for Ptr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Send for Ptr<T> {}
+
+/// The kernels under test.
+#[derive(Clone, Copy, Debug)]
+enum Kernel {
+    /// `sort_chunks` with this chunk (segments up to it).
+    Chunks(u32),
+    /// `sort_warps` with 16 keys a lane (segments up to 512).
+    Warps,
+    /// `sort_blocks` with blocks of 128 threads (segments up to 1024).
+    Blocks,
+}
+
+impl Kernel {
+    fn capacity(self) -> usize {
+        match self {
+            Kernel::Chunks(c) => c as usize,
+            Kernel::Warps => 32 * 16,
+            Kernel::Blocks => 128 * N,
+        }
+    }
+}
+
+/// splitmix64.
+fn random(len: usize, seed: u64) -> Vec<u64> {
+    let mut z = seed;
+    (0..len)
+        .map(|_| {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            x ^ (x >> 31)
+        })
+        .collect()
+}
+
+/// Runs `kernel` over the listed segments of `keys` (and `vals`).
+fn run<K: Key<Mem = K>, V: Word>(kernel: Kernel, keys: &mut [K], vals: &mut [V], list: &[u64]) {
+    let (k, v, l) = (Ptr(keys.as_mut_ptr()), Ptr(vals.as_mut_ptr()), Ptr(list.as_ptr().cast_mut()));
+    let (n, count) = (keys.len() as u64, list.len() as u64);
+    let (grid, threads, smem) = match kernel {
+        Kernel::Chunks(_) | Kernel::Warps => (2, 2 * WARP_SIZE, 0),
+        Kernel::Blocks => (3, 128, 128 * N * size_of::<Pair<K, V>>()),
+    };
+    launch(grid, threads, smem, move || {
+        let (k, v, l) = (k, v, l);
+        let items = Items::<K, V> { keys: k.0, vals: v.0 };
+        let bounds = Bounds::new(l.0, count, n, 0);
+        // SAFETY: the list's segments lie inside the arrays, each within
+        // the kernel's capacity; the shared memory holds a block's tile.
+        unsafe {
+            match kernel {
+                Kernel::Chunks(c) => sort_chunks::<K, V, N>(items, bounds, c),
+                Kernel::Warps => sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }>(items, bounds),
+                Kernel::Blocks => sort_blocks::<K, V>(items, bounds),
+            }
+        }
+    });
+}
+
+/// Random segments up to `kernel`'s capacity, with gaps between them (left
+/// as they are), keys from `make`; keys alone and with positions.
+fn sorts<K: Key<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(u64) -> K) {
+    let cap = kernel.capacity() as u64;
+    let mut list = Vec::new();
+    let mut at = 0u64;
+    // Lengths 0, 1, the capacity, and random ones; a gap of 0-2 after each.
+    for (i, r) in random(14, cap).into_iter().enumerate() {
+        let len = match i {
+            0 => 0,
+            1 => 1,
+            2 | 3 => cap,
+            _ => r % (cap + 1),
+        };
+        list.push(at | (at + len) << 32);
+        at += len + (r >> 40) % 3;
+    }
+    let n = at as usize;
+    for spread in [u64::MAX, 5] {
+        let input: Vec<K> = random(n, spread ^ cap).into_iter().map(|r| make(r % spread)).collect();
+        let mut want = input.clone();
+        for &e in &list {
+            want[(e as u32) as usize..(e >> 32) as usize].sort();
+        }
+        let mut keys = input.clone();
+        run::<K, ()>(kernel, &mut keys, &mut vec![(); n], &list);
+        assert_eq!(keys, want, "{kernel:?}, keys alone, spread {spread}");
+        let (mut keys, mut pos): (Vec<K>, Vec<u32>) = (input.clone(), (0..n as u32).collect());
+        run(kernel, &mut keys, &mut pos, &list);
+        assert_eq!(keys, want, "{kernel:?}, pairs, spread {spread}");
+        for &e in &list {
+            let (a, b) = ((e as u32) as usize, (e >> 32) as usize);
+            let mut own: Vec<u32> = pos[a..b].to_vec();
+            own.sort();
+            assert!(own.iter().copied().eq(a as u32..b as u32), "{kernel:?}: positions of {a}..{b}");
+            assert!(pos[a..b].iter().zip(&keys[a..b]).all(|(&p, k)| input[p as usize] == *k), "{kernel:?}");
+        }
+        let outside = (0..n).filter(|&i| !list.iter().any(|&e| ((e as u32) as usize..(e >> 32) as usize).contains(&i)));
+        assert!(outside.into_iter().all(|i| pos[i] == i as u32), "{kernel:?}: an item between segments moved");
+    }
+}
+
+#[test]
+fn several_segments_a_warp() {
+    for chunk in [N as u32, 64, 32 * N as u32] {
+        sorts::<u32>(Kernel::Chunks(chunk), |r| r as u32);
+        sorts::<u64>(Kernel::Chunks(chunk), |r| r);
+    }
+}
+
+#[test]
+fn a_warp_a_segment() {
+    sorts::<u32>(Kernel::Warps, |r| r as u32);
+    sorts::<u64>(Kernel::Warps, |r| r);
+}
+
+#[test]
+fn a_block_a_segment() {
+    sorts::<u32>(Kernel::Blocks, |r| r as u32);
+    sorts::<u64>(Kernel::Blocks, |r| r);
+}
