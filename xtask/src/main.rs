@@ -21,6 +21,7 @@ mod choice;
 mod plot;
 mod ptx;
 mod ptxas;
+mod readme;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,8 +38,9 @@ fn main() -> ExitCode {
         Some("bundle") => bundle::bundle(&root()),
         Some("plot") if args.len() == 3 => plot::plot(std::path::Path::new(&args[1]), std::path::Path::new(&args[2])),
         Some("choice") if args.len() == 2 => choice::choice(std::path::Path::new(&args[1])),
+        Some("readme") if args.len() >= 2 => readme::readme(&root(), &args[1..]),
         _ => {
-            Err("usage: cargo xtask build-ptx [--check] [--require-ptxas] | bundle | plot RESULTS.jsonl OUT_DIR | choice RESULTS.jsonl".into())
+            Err("usage: cargo xtask build-ptx [--check] [--require-ptxas] | bundle | plot RESULTS.jsonl OUT_DIR | choice RESULTS.jsonl | readme RESULTS.jsonl...".into())
         }
     };
     match result {

@@ -17,10 +17,10 @@ pub struct Row {
     pub algo: String,
     pub dtype: String,
     pub pairs: bool,
-    dist: String,
+    pub dist: String,
     pub n: u64,
     pub ms: f64,
-    keys_per_s: f64,
+    pub keys_per_s: f64,
     pub verified: bool,
     #[serde(default)]
     gpu: String,
