@@ -7,6 +7,9 @@
 //! buckets.
 #![cfg(feature = "emulate")]
 
+mod common;
+
+use common::Ptr;
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
     BUCKETS, BlockWork, MAX_OVERSAMPLE, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes,
@@ -21,22 +24,6 @@ use warpsort_kernels::distribute::{
 /// any count is correct; fewer OS threads run the tests faster than the
 /// GPU's `THREADS`.
 const EMU_THREADS: u32 = 64;
-
-/// A pointer the emulated threads share (each writes its own places).
-#[derive(Clone, Copy)]
-struct Ptr<T>(*mut T);
-// SAFETY: the kernels' own contracts order the accesses.
-unsafe impl<T> Sync for Ptr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Send for Ptr<T> {}
-impl<T> Ptr<T> {
-    fn of(v: &[T]) -> Self {
-        Ptr(v.as_ptr().cast_mut())
-    }
-    fn get(self) -> *mut T {
-        self.0
-    }
-}
 
 /// A xorshift generator.
 struct Rng(u64);

@@ -6,17 +6,12 @@
 //! gives back every byte of the fields while the padding keeps its own.
 #![cfg(feature = "emulate")]
 
+mod common;
+
+use common::{Ptr, random};
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::encode::{EncodedWord, encode_keys};
 use warpsort_kernels::ordered::{Fields, field, mode};
-
-/// A pointer the emulated threads share (each writes its own places).
-#[derive(Clone, Copy)]
-struct Ptr<T>(*mut T);
-// SAFETY: each emulated thread touches its own keys and words alone.
-unsafe impl<T> Sync for Ptr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Send for Ptr<T> {}
 
 /// Two blocks of 64 threads: the kernel's grid-stride loop covers any `n`.
 fn run<W: EncodedWord>(raw: *mut u8, words: *mut W, n: usize, fields: Fields, m: u32) {
@@ -28,18 +23,9 @@ fn run<W: EncodedWord>(raw: *mut u8, words: *mut W, n: usize, fields: Fields, m:
     });
 }
 
-/// splitmix64: the tests' random bytes.
+/// `len` random bytes.
 fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
-    let mut z = seed;
-    (0..len)
-        .map(|_| {
-            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (x ^ (x >> 31)) as u8
-        })
-        .collect()
+    random(len, seed).into_iter().map(|x| x as u8).collect()
 }
 
 /// Field `f` of the key at `key` (its bytes, little-endian, zero-extended).

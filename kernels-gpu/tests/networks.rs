@@ -6,6 +6,9 @@
 //! new network for these tiles must pass before it meets a GPU.
 #![cfg(feature = "emulate")]
 
+mod common;
+
+use common::{Ptr, random};
 use warpsort_kernels::arch::{dynamic_smem, launch, thread_idx};
 use warpsort_kernels::block_network::Block;
 use warpsort_kernels::config::{KEYS_PER_LANE, WARP_SIZE};
@@ -13,14 +16,6 @@ use warpsort_kernels::item::{Items, Key, Pair, Word};
 use warpsort_kernels::tile::{load_blocked, store_blocked};
 
 const N: usize = KEYS_PER_LANE as usize;
-
-/// A pointer the emulated threads share (each touches its own slots).
-#[derive(Clone, Copy)]
-struct Ptr<T>(*mut T);
-// SAFETY: each emulated thread loads and stores its own slots alone.
-unsafe impl<T> Sync for Ptr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Send for Ptr<T> {}
 
 /// Sorts `keys[..len]` (with `vals` beside them) in one block of `threads`
 /// threads, a tile of `threads * N`.
@@ -39,20 +34,6 @@ fn block_sort<K: Key<Mem = K>, V: Word>(keys: &mut [K], vals: &mut [V], threads:
         // SAFETY: as above.
         unsafe { store_blocked(&items, t as usize, len, &x) };
     });
-}
-
-/// splitmix64.
-fn random(len: usize, seed: u64) -> Vec<u64> {
-    let mut z = seed;
-    (0..len)
-        .map(|_| {
-            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            x ^ (x >> 31)
-        })
-        .collect()
 }
 
 /// Every length from one key to a full tile of `threads` threads, keys

@@ -8,20 +8,15 @@
 //! these kernels.
 #![cfg(feature = "emulate")]
 
+mod common;
+
+use common::{Ptr, random};
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::{KEYS_PER_LANE, WARP_SIZE, warp_sort_batch};
 use warpsort_kernels::item::{Items, Key, Pair, Word};
 use warpsort_kernels::segmented::{Bounds, sort_blocks, sort_chunks, sort_warps};
 
 const N: usize = KEYS_PER_LANE as usize;
-
-/// A pointer the emulated threads share (each touches its own segments).
-#[derive(Clone, Copy)]
-struct Ptr<T>(*mut T);
-// SAFETY: each emulated warp or block sorts its own segments alone.
-unsafe impl<T> Sync for Ptr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Send for Ptr<T> {}
 
 /// The kernels under test.
 #[derive(Clone, Copy, Debug)]
@@ -42,20 +37,6 @@ impl Kernel {
             Kernel::Blocks => 128 * N,
         }
     }
-}
-
-/// splitmix64.
-fn random(len: usize, seed: u64) -> Vec<u64> {
-    let mut z = seed;
-    (0..len)
-        .map(|_| {
-            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            x ^ (x >> 31)
-        })
-        .collect()
 }
 
 /// Runs `kernel` over the listed segments of `keys` (and `vals`).
