@@ -8,7 +8,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{global_thread, grid_threads, lane_id};
 #[cfg(target_arch = "nvptx64")]
-use crate::encode::{encode_keys, map_keys32, map_keys64};
+use crate::encode::{encode_keys, map_keys};
 #[cfg(target_arch = "nvptx64")]
 use crate::ordered::Fields;
 use crate::ordered::{map32, map64, mix64};
@@ -129,7 +129,7 @@ crate::for_items!(entries);
 #[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u32"))]
 pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys.
-    unsafe { map_keys32(keys, n, mode) }
+    unsafe { map_keys(keys, n, mode) }
 }
 
 /// Maps 64-bit keys onto/from their ordered patterns.
@@ -137,7 +137,7 @@ pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32
 #[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u64"))]
 pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32) {
     // SAFETY: the host passes `n` keys.
-    unsafe { map_keys64(keys, n, mode) }
+    unsafe { map_keys(keys, n, mode) }
 }
 
 /// Encodes keys stored as fields into 32-bit ordered words, or decodes them.

@@ -1,5 +1,5 @@
 //! Keys onto their ordered words and back, element-wise: primitive keys
-//! mapped in place (`map_keys32`, `map_keys64`), keys stored as fields
+//! mapped in place (`map_keys`), keys stored as fields
 //! (tuples, byte strings, 16-bit keys) encoded into words and decoded back
 //! (`encode_keys`). The entry points are `checks`'; the bodies build under
 //! the emulator too, so that their tests run on a CPU.
@@ -7,38 +7,29 @@
 use crate::arch::{global_thread, grid_threads};
 use crate::ordered::{Fields, map32, map64};
 
-/// Applies `ordered::map32` with `mode` to every key.
+/// Maps every key onto its ordered pattern under `mode`, or back
+/// (`EncodedWord::map`: `ordered::map32` or `map64`).
 ///
 /// # Safety
 /// `keys` holds `n` keys.
 #[inline(always)]
-pub unsafe fn map_keys32(keys: *mut u32, n: u64, mode: u32) {
+pub unsafe fn map_keys<W: EncodedWord>(keys: *mut W, n: u64, mode: u32) {
     let mut i = global_thread();
     while i < n as usize {
         // SAFETY: i < n.
-        unsafe { *keys.add(i) = map32(*keys.add(i), mode) };
+        unsafe { *keys.add(i) = (*keys.add(i)).map(mode) };
         i += grid_threads();
     }
 }
 
-/// Applies `ordered::map64` with `mode` to every key.
-///
-/// # Safety
-/// `keys` holds `n` keys.
-#[inline(always)]
-pub unsafe fn map_keys64(keys: *mut u64, n: u64, mode: u32) {
-    let mut i = global_thread();
-    while i < n as usize {
-        // SAFETY: i < n.
-        unsafe { *keys.add(i) = map64(*keys.add(i), mode) };
-        i += grid_threads();
-    }
-}
-
-/// A word a key's fields encode into: `u32` or `u64`.
+/// An ordered word, `u32` or `u64`: what keys map onto and their fields
+/// encode into.
 pub trait EncodedWord: Copy {
     /// Its bits.
     const BITS: u32;
+    /// This key onto its ordered pattern under `mode`, or back
+    /// (`ordered::map32`, `map64`).
+    fn map(self, mode: u32) -> Self;
     /// From the low bits of `p`.
     fn from_u64(p: u64) -> Self;
     /// Zero-extended.
@@ -46,6 +37,10 @@ pub trait EncodedWord: Copy {
 }
 impl EncodedWord for u32 {
     const BITS: u32 = 32;
+    #[inline(always)]
+    fn map(self, mode: u32) -> Self {
+        map32(self, mode)
+    }
     #[inline(always)]
     fn from_u64(p: u64) -> Self {
         p as u32
@@ -57,6 +52,10 @@ impl EncodedWord for u32 {
 }
 impl EncodedWord for u64 {
     const BITS: u32 = 64;
+    #[inline(always)]
+    fn map(self, mode: u32) -> Self {
+        map64(self, mode)
+    }
     #[inline(always)]
     fn from_u64(p: u64) -> Self {
         p

@@ -539,7 +539,7 @@ impl Kernel for Verify<'_> {
     }
 }
 
-/// `map_keys_{u32,u64}` (device `encode::map_keys32/64`): keys onto or
+/// `map_keys_{u32,u64}` (device `encode::map_keys`): keys onto or
 /// back from their ordered patterns, in place.
 pub(crate) struct MapKeys {
     /// The key word: `U32` or `U64`.

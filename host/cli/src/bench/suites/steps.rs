@@ -5,7 +5,7 @@
 //! bitonic sort's kernels.
 
 use warpsort::{Algorithm, KernelTime, MergeSortConfig, Order, SortKey, SortOptions, TileSort, Tuple};
-use warpsort_testkit::data::{Dist, FromPattern};
+use warpsort_testkit::data::Dist;
 
 use crate::bench::measure::Position;
 use crate::bench::{Bench, Result, input, progress};
@@ -108,10 +108,7 @@ pub fn steps(b: &mut Bench) -> Result<()> {
 
 /// The sample sort's kernels on `keys_in` (`what`: their name in the lines),
 /// with the positions as `u32` values when `pairs`, and their sum.
-fn sample_steps<K: SortKey>(b: &mut Bench, keys_in: &[K], what: &str, pairs: bool) -> Result<()>
-where
-    K::Bits: FromPattern,
-{
+fn sample_steps<K: SortKey>(b: &mut Bench, keys_in: &[K], what: &str, pairs: bool) -> Result<()> {
     let m = keys_in.len();
     progress(&format!("sample sort time per kernel, n = 2^{}, {what}", m.trailing_zeros()));
     let times = profiled::<K, u32>(b, keys_in, pairs, &SortOptions::algorithm(Algorithm::SampleSort))?;
