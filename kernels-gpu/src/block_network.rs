@@ -29,9 +29,12 @@ impl<I: Item> Block<I> {
         warp as usize * W * N + r * W + lane as usize
     }
 
-    /// Publishes `x`, then returns the items at the partner slots `f(r)`.
+    /// Publishes `x`, then keeps of each item and the item at its partner
+    /// slot the one `keep_low` asks for. Every warp takes part, a warp of
+    /// pads too (see [`Block::sort`]): skipping its exchanges made the
+    /// pairs' kernels spill, and they are the few stages of a phase.
     #[inline(always)]
-    fn exchange<const N: usize>(&self, x: &[I; N], partner_warp: u32, partner_lane: u32, mirror: bool) -> [I; N] {
+    fn exchange<const N: usize>(&self, x: &mut [I; N], partner: (u32, u32), mirror: bool, keep_low: bool) {
         for (r, item) in x.iter().enumerate() {
             // SAFETY: slots lie inside the tile's shared memory (blockDim * N items).
             unsafe { *self.smem.add(Self::slot::<N>(self.warp, self.lane, r)) = *item };
@@ -41,58 +44,73 @@ impl<I: Item> Block<I> {
         for (r, out) in y.iter_mut().enumerate() {
             let pr = if mirror { N - 1 - r } else { r };
             // SAFETY: as above; the barrier made every slot visible.
-            *out = unsafe { *self.smem.add(Self::slot::<N>(partner_warp, partner_lane, pr)) };
+            *out = unsafe { *self.smem.add(Self::slot::<N>(partner.0, partner.1, pr)) };
         }
         sync_block();
-        y
+        for r in 0..N {
+            x[r] = keep(x[r], y[r], keep_low);
+        }
     }
 
     /// Half-cleaner across warps: partner warp `warp ^ m`.
     #[inline(always)]
     pub fn half_clean<const N: usize>(&self, x: &mut [I; N], m: u32) {
-        let y = self.exchange(x, self.warp ^ m, self.lane, false);
-        let keep_low = self.warp & m == 0;
-        for r in 0..N {
-            x[r] = keep(x[r], y[r], keep_low);
-        }
+        self.exchange(x, (self.warp ^ m, self.lane), false, self.warp & m == 0);
     }
 
     /// Flip across warps: partner warp `warp ^ m`, mirrored lane and register.
     #[inline(always)]
     pub fn flip<const N: usize>(&self, x: &mut [I; N], m: u32) {
-        let y = self.exchange(x, self.warp ^ m, WARP_SIZE - 1 - self.lane, true);
         let keep_low = self.warp & ((m + 1) >> 1) == 0;
-        for r in 0..N {
-            x[r] = keep(x[r], y[r], keep_low);
-        }
+        self.exchange(x, (self.warp ^ m, WARP_SIZE - 1 - self.lane), true, keep_low);
     }
 
     /// Half-cleaners of strides `from, from/2, …, 1` over the block's tile
     /// (`from` at least half a warp tile: those across warps through shared
-    /// memory, then every stride inside the warps in registers).
+    /// memory, then every stride inside the warps in registers); a warp of
+    /// pads (`!live`) skips the strides inside warps.
     #[inline(always)]
-    pub fn half_cleaners<const N: usize>(&self, x: &mut [I; N], from: usize) {
+    pub fn half_cleaners<const N: usize>(&self, x: &mut [I; N], from: usize, live: bool) {
         let warp_tile = W * N;
         let mut j = from;
         while j >= warp_tile {
             self.half_clean(x, (j / warp_tile) as u32);
             j /= 2;
         }
-        warp_half_cleaners(x, self.lane);
+        if live {
+            warp_half_cleaners(x, self.lane);
+        }
     }
 
     /// Sorts the block's tile of `tile = blockDim * N` items (the full bitonic
     /// network: the warp phases in registers, larger phases through shared
-    /// memory for their strides across warps).
+    /// memory for their strides across warps), of which those at and past
+    /// `len` are `MAX` pads.
+    ///
+    /// In this network a pad never moves, and a compare-exchange of an item
+    /// with a pad above it keeps both (`network`'s flip form). So a warp
+    /// whose items are all pads skips the stages inside warps, most of the
+    /// network (a tile of eight warps: 36 stages of the warp sort, then 8 a
+    /// phase, against 6 across warps in all), and only takes part in the
+    /// exchanges across warps: a tile filled to 60% costs about 60% of a
+    /// full one in those stages, at warp grain (the segmented sort's classes
+    /// are powers of two, so its tiles are half to fully filled).
     #[inline(always)]
-    pub fn sort<const N: usize>(&self, x: &mut [I; N], tile: usize) {
+    pub fn sort<const N: usize>(&self, x: &mut [I; N], tile: usize, len: usize) {
         let warp_tile = W * N;
-        warp_sort(x, self.lane);
+        // Whether this warp holds an item (`len <= tile`), decided once.
+        // Items of more than 8 bytes fill the 64 registers of a 1024-thread
+        // block already: the predicate made them spill, so they never skip.
+        let live = size_of::<I>() > 8 || (self.warp as usize) * warp_tile < len;
+        if live {
+            warp_sort(x, self.lane);
+        }
         let mut s = 2 * warp_tile;
         while s <= tile {
             self.flip(x, (s / warp_tile - 1) as u32);
-            self.half_cleaners(x, s / 4);
+            self.half_cleaners(x, s / 4, live);
             s *= 2;
         }
     }
+
 }

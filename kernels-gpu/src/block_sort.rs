@@ -40,7 +40,7 @@ pub unsafe fn sort_tiles<K: Key, V: Word>(src: Items<K, V>, dst: Items<K, V>, n:
         let len = seg.min(n - start);
         // SAFETY: the segment lies inside both arrays; this block owns it.
         let mut x = unsafe { load_blocked::<K, V, N>(&src.offset(start), t, len) };
-        b.sort(&mut x, tile);
+        b.sort(&mut x, tile, len);
         unsafe { store_blocked(&dst.offset(start), t, len, &x) };
         if t * N < len {
             // SAFETY: below n; this thread's first item.
@@ -70,7 +70,7 @@ pub unsafe fn merge_tiles<K: Key, V: Word>(items: Items<K, V>, n: u64) {
         // SAFETY: the tile lies inside the array; this block owns it.
         let it = unsafe { items.offset(start) };
         let mut x = unsafe { load_blocked::<K, V, N>(&it, t, len) };
-        b.half_cleaners(&mut x, tile / 2);
+        b.half_cleaners(&mut x, tile / 2, true);
         unsafe { store_blocked(&it, t, len, &x) };
         tile_idx += grid_dim() as usize;
     }

@@ -260,7 +260,7 @@ pub unsafe fn sort_blocks<K: Key, V: Word>(items: Items<K, V>, bounds: Bounds) {
         let (start, len) = unsafe { bounds.get(j) };
         let seg = unsafe { items.offset(start) };
         let mut x = unsafe { load_blocked::<K, V, N>(&seg, t as usize, len) };
-        b.sort(&mut x, tile);
+        b.sort(&mut x, tile, len);
         unsafe { store_blocked(&seg, t as usize, len, &x) };
         j += grid_dim() as usize;
     }

@@ -30,7 +30,7 @@ fn block_sort<K: Key<Mem = K>, V: Word>(keys: &mut [K], vals: &mut [V], threads:
         let b: Block<Pair<K, V>> = Block { smem: dynamic_smem(), warp: t / WARP_SIZE, lane: t % WARP_SIZE };
         // SAFETY: the arrays hold `len` items; the thread owns its N slots.
         let mut x = unsafe { load_blocked::<K, V, N>(&items, t as usize, len) };
-        b.sort(&mut x, tile);
+        b.sort(&mut x, tile, len);
         // SAFETY: as above.
         unsafe { store_blocked(&items, t as usize, len, &x) };
     });
@@ -40,9 +40,14 @@ fn block_sort<K: Key<Mem = K>, V: Word>(keys: &mut [K], vals: &mut [V], threads:
 /// from `make` (distinct, few distinct, or one value), with and without
 /// positions: keys in order, positions a permutation that keeps each key's.
 fn sorts<K: Key<Mem = K> + std::fmt::Debug>(make: impl Fn(u64) -> K) {
-    for threads in [WARP_SIZE * 2, WARP_SIZE * 4] {
-        let tile = threads as usize * N;
-        for len in [1, 2, 33, tile / 2 + 1, tile - 3, tile] {
+    for threads in [WARP_SIZE * 2, WARP_SIZE * 8] {
+        let (tile, wt) = (threads as usize * N, WARP_SIZE as usize * N);
+        // Lengths on both sides of each warp's share (the warps past the
+        // length hold only pads and skip their work).
+        for len in [1, 2, 33, wt - 1, wt, wt + 1, 2 * wt + 5, tile / 2 + 1, tile - wt - 1, tile - wt, tile - 3, tile] {
+            if len > tile {
+                continue;
+            }
             for (d, spread) in [u64::MAX, 7, 0].into_iter().enumerate() {
                 let seed = (len * 3 + d) as u64;
                 let input: Vec<K> = random(len, seed).into_iter().map(|r| make(r % spread.max(1))).collect();
