@@ -10,7 +10,7 @@ use crate::arch::{global_thread, grid_threads, lane_id};
 #[cfg(target_arch = "nvptx64")]
 use crate::encode::{encode_keys, map_keys};
 #[cfg(target_arch = "nvptx64")]
-use crate::ordered::{Fields, Window};
+use crate::ordered::Fields;
 use crate::ordered::{map32, map64, mix64};
 use crate::warp;
 
@@ -143,29 +143,15 @@ pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32
 /// Encodes keys stored as fields into 32-bit ordered words, or decodes them.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(encode_keys), "_u32"))]
-pub unsafe extern "ptx-kernel" fn encode_keys_u32(
-    raw: *mut u8,
-    words: *mut u32,
-    n: u64,
-    fields: u64,
-    window: u32,
-    mode: u32,
-) {
+pub unsafe extern "ptx-kernel" fn encode_keys_u32(raw: *mut u8, words: *mut u32, n: u64, fields: u64, mode: u32) {
     // SAFETY: the host passes `n` keys laid out as `fields` says and `n` words.
-    unsafe { encode_keys(raw, words, n, Fields(fields), Window(window), mode) }
+    unsafe { encode_keys(raw, words, n, Fields(fields), mode) }
 }
 
 /// Encodes keys stored as fields into 64-bit ordered words, or decodes them.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(encode_keys), "_u64"))]
-pub unsafe extern "ptx-kernel" fn encode_keys_u64(
-    raw: *mut u8,
-    words: *mut u64,
-    n: u64,
-    fields: u64,
-    window: u32,
-    mode: u32,
-) {
+pub unsafe extern "ptx-kernel" fn encode_keys_u64(raw: *mut u8, words: *mut u64, n: u64, fields: u64, mode: u32) {
     // SAFETY: the host passes `n` keys laid out as `fields` says and `n` words.
-    unsafe { encode_keys(raw, words, n, Fields(fields), Window(window), mode) }
+    unsafe { encode_keys(raw, words, n, Fields(fields), mode) }
 }

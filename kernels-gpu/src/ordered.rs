@@ -233,43 +233,6 @@ impl Fields {
         self.range(w.starts[j], w.starts[j + 1])
     }
 
-    /// The one aligned access that holds every field of a key whose first
-    /// key lies at an address aligned to `align` bytes: its byte offset in
-    /// the key and its bytes (1, 2, 4 or 8, the fewest that hold the
-    /// fields), or [`Window::NONE`] when the fields span more than one such
-    /// access. Every key's window is aligned when the first key's is and the
-    /// stride is a multiple of its bytes. The host finds it once a launch
-    /// (a thread finding it took 176 instructions of a 2^24-key encoding).
-    ///
-    /// ```
-    /// use warpsort_kernels::ordered::{Fields, Window};
-    /// let pair = Fields::new(8).with(0, 4, 0).with(4, 4, 0); // (u32, u32)
-    /// assert_eq!(pair.window(256).get(), Some((0, 8)));
-    /// assert_eq!(pair.window(4), Window::NONE, "keys only 4-byte aligned");
-    /// let uuid_low = Fields::new(16).with(8, 8, 0); // [u8; 16]'s second word
-    /// assert_eq!(uuid_low.window(16).get(), Some((8, 8)));
-    /// assert_eq!(Fields::new(2).with(0, 2, 0).window(2).get(), Some((0, 2)), "a 16-bit key");
-    /// let spread = Fields::new(16).with(0, 4, 0).with(8, 4, 0); // u32, pad, u32
-    /// assert_eq!(spread.window(16), Window::NONE);
-    /// ```
-    pub const fn window(self, align: u32) -> Window {
-        let (mut lo, mut hi, mut i) = (u32::MAX, 0, 0);
-        while i < self.count() {
-            let (at, bytes, _) = self.field(i);
-            lo = if at < lo { at } else { lo };
-            hi = if at + bytes > hi { at + bytes } else { hi };
-            i += 1;
-        }
-        let mut w = 1;
-        while w <= 8 && hi > 0 {
-            if self.stride() % w == 0 && align % w == 0 && lo / w == (hi - 1) / w {
-                return Window(lo / w * w | w << 8);
-            }
-            w *= 2;
-        }
-        Window::NONE
-    }
-
     /// The ordered word (of `word_bits`, 32 or 64, in a `u64`) of a key
     /// whose field `i` holds the bits `value(i)` (zero-extended, in the
     /// key's own byte order).
@@ -298,23 +261,6 @@ impl Fields {
     }
 }
 
-/// Where one aligned access holds every field of a key
-/// ([`Fields::window`]), as the encoding kernel takes it: the byte offset in
-/// the low byte, the access's bytes above it; `0` when there is none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Window(pub u32);
-
-impl Window {
-    /// No one access holds the fields: they are read one by one.
-    pub const NONE: Window = Window(0);
-
-    /// The access's byte offset in the key and its bytes, if any.
-    #[inline(always)]
-    pub const fn get(self) -> Option<(u32, u32)> {
-        if self.0 == 0 { None } else { Some((self.0 & 0xff, self.0 >> 8)) }
-    }
-}
-
 /// How [`Fields::words`] splits a key's fields into ordered words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Words {
@@ -326,7 +272,7 @@ pub struct Words {
 
 /// The low `bytes` bytes set.
 #[inline(always)]
-pub const fn low_mask(bytes: u32) -> u64 {
+const fn low_mask(bytes: u32) -> u64 {
     if bytes >= 8 { u64::MAX } else { (1 << (bytes * 8)) - 1 }
 }
 

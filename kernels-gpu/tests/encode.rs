@@ -11,19 +11,15 @@ mod common;
 use common::{Ptr, random};
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::encode::{EncodedWord, encode_keys};
-use warpsort_kernels::ordered::{Fields, Window, field, mode};
+use warpsort_kernels::ordered::{Fields, field, mode};
 
 /// Two blocks of 64 threads: the kernel's grid-stride loop covers any `n`.
-/// With `windowed`, the window the host would pass for `raw`'s alignment
-/// (one access a key where it holds the fields); otherwise field by field.
-fn run<W: EncodedWord>(raw: *mut u8, words: *mut W, n: usize, fields: Fields, m: u32, windowed: bool) {
-    let window = if windowed { fields.window(1 << (raw as usize).trailing_zeros().min(3)) } else { Window::NONE };
+fn run<W: EncodedWord>(raw: *mut u8, words: *mut W, n: usize, fields: Fields, m: u32) {
     let (raw, words) = (Ptr(raw), Ptr(words));
     launch(2, 64, 0, move || {
         let (raw, words) = (raw, words);
-        // SAFETY: `raw` holds `n` keys of the fields' stride, `words` `n`
-        // words; the window is the fields' for `raw`'s alignment.
-        unsafe { encode_keys(raw.0, words.0, n as u64, fields, window, m) }
+        // SAFETY: `raw` holds `n` keys of the fields' stride, `words` `n` words.
+        unsafe { encode_keys(raw.0, words.0, n as u64, fields, m) }
     });
 }
 
@@ -41,24 +37,8 @@ fn field_bits(fields: Fields, key: &[u8], f: usize) -> u64 {
 /// Encodes `n` keys of `fields` (at `skew` bytes past an aligned base) into
 /// words under `m`, checks them against `Fields::pack`, then overwrites the
 /// fields' bytes, decodes, and checks every byte of the keys (the padding
-/// untouched); both ways, with the window and field by field. Returns the
-/// keys and their words.
+/// untouched). Returns the keys and their words.
 fn round_trip<W: EncodedWord + Default>(fields: Fields, n: usize, skew: usize, m: u32, seed: u64) -> (Vec<u8>, Vec<W>) {
-    let windowed = round_trip_by::<W>(fields, n, skew, m, seed, true);
-    let (keys, words) = round_trip_by::<W>(fields, n, skew, m, seed, false);
-    assert!(keys == windowed.0, "the same keys");
-    assert!(words.iter().map(|w| w.to_u64()).eq(windowed.1.iter().map(|w| w.to_u64())), "the same words both ways");
-    windowed
-}
-
-fn round_trip_by<W: EncodedWord + Default>(
-    fields: Fields,
-    n: usize,
-    skew: usize,
-    m: u32,
-    seed: u64,
-    windowed: bool,
-) -> (Vec<u8>, Vec<W>) {
     let stride = fields.stride() as usize;
     // u64 storage: an 8-byte aligned base.
     let mut storage = vec![0u64; (skew + n * stride).div_ceil(8) + 1];
@@ -68,7 +48,7 @@ fn round_trip_by<W: EncodedWord + Default>(
     keys.copy_from_slice(&random_bytes(n * stride, seed));
     let original = keys.to_vec();
     let mut words = vec![W::default(); n];
-    run(keys.as_mut_ptr(), words.as_mut_ptr(), n, fields, m, windowed);
+    run(keys.as_mut_ptr(), words.as_mut_ptr(), n, fields, m);
     let flip = if m & mode::DESCENDING != 0 { u64::MAX } else { 0 };
     for (i, w) in words.iter().enumerate() {
         let key = &original[i * stride..(i + 1) * stride];
@@ -83,7 +63,7 @@ fn round_trip_by<W: EncodedWord + Default>(
             keys[at..at + bytes as usize].fill(0xa5);
         }
     }
-    run(keys.as_mut_ptr(), words.as_mut_ptr(), n, fields, m | mode::DECODE, windowed);
+    run(keys.as_mut_ptr(), words.as_mut_ptr(), n, fields, m | mode::DECODE);
     assert!(keys == &original[..], "decoded keys of {fields:?}, mode {m}, skew {skew}");
     (original, words)
 }

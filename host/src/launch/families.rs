@@ -582,8 +582,6 @@ impl Kernel for EncodeKeys {
             Param::Ptr(self.words),
             u64(self.n),
             Param::U64(self.fields.0),
-            // The one access holding a key's fields, found here once.
-            Param::U32(self.fields.window(1 << self.raw.trailing_zeros().min(3)).0),
             Param::U32(self.mode),
         ]
     }
