@@ -124,16 +124,10 @@ pub unsafe fn encode_keys<W: EncodedWord>(raw: *mut u8, words: *mut W, n: u64, f
                     write_field(key.add(at as usize), bytes, v);
                 });
             } else {
-                // Every field's load issued before any is used: loaded as
-                // it was packed, each waited for the last field's (a thread
-                // encodes about one key, so nothing else hid the wait).
-                let load = |f: usize| {
+                let p = fields.pack(W::BITS, |f| {
                     let (at, bytes, _) = fields.field(f);
-                    if f < fields.count() { read_field(key.add(at as usize), bytes) } else { 0 }
-                };
-                const { assert!(Fields::MAX == 4) };
-                let v = [load(0), load(1), load(2), load(3)];
-                let p = fields.pack(W::BITS, |f| v[f]);
+                    read_field(key.add(at as usize), bytes)
+                });
                 *words.add(i) = W::from_u64(p ^ flip);
             }
         }

@@ -239,21 +239,11 @@ impl Fields {
     #[inline(always)]
     pub fn pack(self, word_bits: u32, value: impl Fn(usize) -> u64) -> u64 {
         let (mut p, mut pos) = (0, word_bits);
-        let mut field = |i: usize| {
-            if i < self.count() {
-                let (_, bytes, flags) = self.field(i);
-                pos -= bytes * 8;
-                p |= field_to_ordered(value(i), bytes, flags) << pos;
-            }
-        };
-        // Spelled out, not a loop (LLVM keeps a loop of this body rolled):
-        // `value` sees constant indices, so an array of the fields stays in
-        // registers.
-        const { assert!(Self::MAX == 4) };
-        field(0);
-        field(1);
-        field(2);
-        field(3);
+        for i in 0..self.count() {
+            let (_, bytes, flags) = self.field(i);
+            pos -= bytes * 8;
+            p |= field_to_ordered(value(i), bytes, flags) << pos;
+        }
         p
     }
 
