@@ -199,13 +199,8 @@ mod tests {
         let root = crate::root();
         let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
         let mut rows = Vec::new();
-        // The first table's call returned its rows, not its log: the README
-        // cites each run by the file it keeps.
-        for (run, cited) in [
-            ("call3-bench-types-sizes-0457e13-h200.jsonl", "call3-bench-types-sizes-0457e13-h200.jsonl"),
-            ("call3-bench-dists-0457e13-h200.jsonl", "call3-bench-dists-0457e13-h200.log"),
-        ] {
-            assert!(readme.contains(cited), "the README cites {run}");
+        for run in ["call9-bench-types-sizes-50f6abc-h200.jsonl", "call9-bench-dists-50f6abc-h200.jsonl"] {
+            assert!(readme.contains(&run.replace(".jsonl", ".log")), "the README cites {run}");
             let text = std::fs::read_to_string(root.join("docs/runs/2026-11-27g").join(run)).unwrap();
             rows.extend(parse(&text).unwrap());
         }
