@@ -13,6 +13,11 @@ use crate::network::{keep, warp_half_cleaners, warp_sort};
 
 const W: usize = WARP_SIZE as usize;
 
+/// The widest item whose warps of pads skip their work in [`Block::sort`]:
+/// wider items fill the 64 registers of a 1024-thread block already, and
+/// the predicate made them spill, so they run the whole network.
+const SKIP_MAX_ITEM_BYTES: usize = 8;
+
 /// A block's view of its tile: shared memory and this thread's coordinates.
 pub struct Block<I> {
     /// Dynamic shared memory, one slot per item of the tile.
@@ -99,9 +104,7 @@ impl<I: Item> Block<I> {
     pub fn sort<const N: usize>(&self, x: &mut [I; N], tile: usize, len: usize) {
         let warp_tile = W * N;
         // Whether this warp holds an item (`len <= tile`), decided once.
-        // Items of more than 8 bytes fill the 64 registers of a 1024-thread
-        // block already: the predicate made them spill, so they never skip.
-        let live = size_of::<I>() > 8 || (self.warp as usize) * warp_tile < len;
+        let live = size_of::<I>() > SKIP_MAX_ITEM_BYTES || (self.warp as usize) * warp_tile < len;
         if live {
             warp_sort(x, self.lane);
         }
@@ -112,5 +115,4 @@ impl<I: Item> Block<I> {
             s *= 2;
         }
     }
-
 }
