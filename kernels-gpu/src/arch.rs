@@ -90,6 +90,25 @@ pub fn agree(word: u32, bit: u32) -> u32 {
     lanes
 }
 
+/// `prmt.b32`: byte `j` of the result is byte `(sel >> 4 j) & 7` of the
+/// eight bytes of `b:a` (`a` the low four), for `j` below 4.
+#[inline(always)]
+pub fn prmt(a: u32, b: u32, sel: u32) -> u32 {
+    let d: u32;
+    // SAFETY: registers only.
+    unsafe {
+        core::arch::asm!(
+            "prmt.b32 {d}, {a}, {b}, {s};",
+            d = out(reg32) d,
+            a = in(reg32) a,
+            b = in(reg32) b,
+            s = in(reg32) sel,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+    d
+}
+
 /// `vote.sync.any.pred`.
 #[inline(always)]
 pub fn any(pred: bool) -> bool {

@@ -1,6 +1,7 @@
 //! Element-wise kernels around the sorts: the entry points of mapping keys
-//! onto their ordered bit patterns and back (`encode`: keys stored as
-//! fields, e.g. tuples and 16-bit keys, encoded into ordered words), and
+//! in place onto their ordered words and back through their
+//! `ordered::View`, of encoding keys stored as fields (e.g. tuples with
+//! padding, 16-bit keys) into ordered words (`encode`), and
 //! verifying a result on the GPU (sortedness by warp vote, a multiset
 //! fingerprint by warp reduction).
 
@@ -10,7 +11,7 @@ use crate::arch::{global_thread, grid_threads, lane_id};
 #[cfg(target_arch = "nvptx64")]
 use crate::encode::{encode_keys, map_keys};
 #[cfg(target_arch = "nvptx64")]
-use crate::ordered::Fields;
+use crate::ordered::{Fields, View};
 use crate::ordered::{map32, map64, mix64};
 use crate::warp;
 
@@ -124,20 +125,22 @@ macro_rules! entries {
 #[cfg(target_arch = "nvptx64")]
 crate::for_items!(entries);
 
-/// Maps 32-bit keys onto/from their ordered patterns.
+/// Maps 32-bit keys in place onto their ordered words through the view
+/// `(perm, flip, floats)` (`ordered::View`), or (`decode` non-zero) back.
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u32"))]
-pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, mode: u32) {
+pub unsafe extern "ptx-kernel" fn map_keys_u32(keys: *mut u32, n: u64, perm: u64, flip: u64, floats: u32, decode: u32) {
     // SAFETY: the host passes `n` keys.
-    unsafe { map_keys(keys, n, mode) }
+    unsafe { map_keys(keys, n, View { perm, flip, floats }, decode != 0) }
 }
 
-/// Maps 64-bit keys onto/from their ordered patterns.
+/// Maps 64-bit keys in place onto their ordered words, or back (as
+/// `map_keys_u32`).
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = concat!(crate::kernel_name!(map_keys), "_u64"))]
-pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, mode: u32) {
+pub unsafe extern "ptx-kernel" fn map_keys_u64(keys: *mut u64, n: u64, perm: u64, flip: u64, floats: u32, decode: u32) {
     // SAFETY: the host passes `n` keys.
-    unsafe { map_keys(keys, n, mode) }
+    unsafe { map_keys(keys, n, View { perm, flip, floats }, decode != 0) }
 }
 
 /// Encodes keys stored as fields into 32-bit ordered words, or decodes them.

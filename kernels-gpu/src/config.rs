@@ -96,11 +96,12 @@ pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 7] = [
+pub const LAUNCH_BOUNDS: [(&str, u32); 12] = [
     (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
     // The first prefix that matches a kernel bounds it: `u32` keys with
-    // values before `u32` keys alone.
+    // values before `u32` keys alone; keys read through a view as the
+    // same keys' words.
     (
         concat!(crate::kernel_name!(distribute_scatter), "_u32_"),
         distribute::SCATTER_PAIRS_BLOCKS_PER_SM * distribute::THREADS,
@@ -115,6 +116,26 @@ pub const LAUNCH_BOUNDS: [(&str, u32); 7] = [
     ),
     (concat!(crate::kernel_name!(distribute_count), "_u32"), distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS),
     (concat!(crate::kernel_name!(distribute_count), "_u64"), distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS),
+    (
+        concat!(crate::kernel_name!(distribute_scatter_viewed), "_u32_"),
+        distribute::SCATTER_PAIRS_BLOCKS_PER_SM * distribute::THREADS,
+    ),
+    (
+        concat!(crate::kernel_name!(distribute_scatter_viewed), "_u32"),
+        distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS,
+    ),
+    (
+        concat!(crate::kernel_name!(distribute_scatter_viewed), "_u64"),
+        distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS,
+    ),
+    (
+        concat!(crate::kernel_name!(distribute_count_viewed), "_u32"),
+        distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS,
+    ),
+    (
+        concat!(crate::kernel_name!(distribute_count_viewed), "_u64"),
+        distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS,
+    ),
 ];
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):

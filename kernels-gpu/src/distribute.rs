@@ -30,8 +30,9 @@
 //! bucket between two splitters holds about its share of the segment (the
 //! sampling's error: buckets of one pass differ by about
 //! `1 / sqrt(oversample)`), and an equality bucket is sorted already. Keys
-//! are ordered patterns (`u32` or `u64`; the host maps other keys onto
-//! them first).
+//! are ordered patterns (`u32` or `u64`): each kernel applies its
+//! [`Encoding`] to every key it reads, so that the first pass reads keys
+//! as stored (a float, a tuple in its word) and writes ordered words.
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -39,6 +40,9 @@ use crate::arch::{
     agree, all, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, shfl_up,
     sync_block, sync_warp, thread_idx,
 };
+use crate::encode::Encoding;
+#[cfg(target_arch = "nvptx64")]
+use crate::{encode::Plain, ordered::View};
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
     BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS, scatter_regions, splitters_bytes,
@@ -171,6 +175,7 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
     segments: *const SegmentWork,
     splitters: *mut T,
     oversample: u32,
+    enc: impl Encoding<T>,
 ) {
     let s = block_idx() as usize;
     // SAFETY: one entry per block.
@@ -190,7 +195,7 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
         let hi = ((j as u64 + 1) * len / samples as u64).max(lo + 1);
         let at = lo + (mix(j ^ (s as u32).wrapping_mul(0x2c1b_3c6d)) as u64) % (hi - lo);
         // SAFETY: `at < len`; the sample slot is below `samples`.
-        unsafe { *smem.add(j as usize) = *keys.add((seg.start + at) as usize) };
+        unsafe { *smem.add(j as usize) = enc.apply(*keys.add((seg.start + at) as usize)) };
         j += block_dim();
     }
     sync_block();
@@ -318,6 +323,7 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
     splitters: *const T,
     counts: *mut u32,
     labels: *mut u8,
+    enc: impl Encoding<T>,
 ) {
     // SAFETY: the caller's contract; the counters follow the splitters.
     let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
@@ -334,7 +340,7 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
             let i = at + r as u64 * threads + t;
             if i < w.end {
                 // SAFETY: i lies in the chunk.
-                *key = unsafe { *keys.add(i as usize) };
+                *key = enc.apply(unsafe { *keys.add(i as usize) });
             }
         }
         // SAFETY: the splitters are loaded.
@@ -719,6 +725,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
     blocks: *const BlockWork,
     splitters: *const T,
     starts: *const u64,
+    enc: impl Encoding<T>,
 ) {
     // SAFETY: the caller's contract; the regions follow the splitters.
     let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
@@ -754,7 +761,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
                 let i = (at + slot(r) as u64) as usize;
                 // SAFETY: the key and its label lie in the chunk.
                 unsafe {
-                    k[r as usize] = *keys.add(i);
+                    k[r as usize] = enc.apply(*keys.add(i));
                     tag[r as usize] = *labels.add(i) as u32;
                 }
             }
@@ -799,7 +806,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         let last = len - 1;
         each_item!(items, r => {
             // SAFETY: every place read lies in the chunk.
-            let key = if VALUES { unsafe { *keys.add((at + slot(r).min(last) as u64) as usize) } } else { k[r as usize] };
+            let key = if VALUES { enc.apply(unsafe { *keys.add((at + slot(r).min(last) as u64) as usize) }) } else { k[r as usize] };
             let r = r as usize;
             let j = Tag::bucket(tag[r]) as usize;
             if j != NO_KEY as usize {
@@ -886,115 +893,117 @@ pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, o
     }
 }
 
-/// The entry points of keys `$k` (`u32` or `u64` ordered patterns).
+/// The entry points of keys `$k` (`u32` or `u64`), in module `$m`: of
+/// ordered words ([`Plain`]), named `$family` (`distribute_sample`, ...),
+/// or (`viewed`) of keys read through the view `(perm, flip, floats)`
+/// (`ordered::View`; the sample sort's first pass), named
+/// `${family}_viewed`, so that each has registers of its own.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! distribute_kernels {
-    ($k:ty, $suffix:literal, $sample:ident, $count:ident, $scatter:ident, $scatter32:ident, $scatter64:ident) => {
-        /// [`sample_splitters`] of these keys.
-        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_sample), "_", $suffix))]
-        pub unsafe extern "ptx-kernel" fn $sample(
-            keys: *const $k,
-            segments: *const SegmentWork,
-            splitters: *mut $k,
-            oversample: u32,
-        ) {
-            // SAFETY: the host's launch (`distribute` plans).
-            unsafe { sample_splitters(keys, segments, splitters, oversample) }
-        }
+    ($m:ident, $k:ty, $suffix:literal, $sample:ident, $count:ident, $scatter:ident, $($view:ident: $vt:ty),* => $enc:expr) => {
+        #[doc = concat!("Distribution kernels of `", $suffix, "` keys.")]
+        pub mod $m {
+            use super::*;
 
-        /// [`count`] of these keys.
-        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_count), "_", $suffix))]
-        pub unsafe extern "ptx-kernel" fn $count(
-            keys: *const $k,
-            blocks: *const BlockWork,
-            splitters: *const $k,
-            counts: *mut u32,
-            labels: *mut u8,
-        ) {
-            // SAFETY: the host's launch.
-            unsafe { count(keys, blocks, splitters, counts, labels) }
-        }
-
-        /// [`scatter`] of these keys alone, in any order within a bucket.
-        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix))]
-        pub unsafe extern "ptx-kernel" fn $scatter(
-            keys: *const $k,
-            labels: *const u8,
-            out_keys: *mut $k,
-            blocks: *const BlockWork,
-            splitters: *const $k,
-            starts: *const u64,
-        ) {
-            // SAFETY: the host's launch; no values.
-            unsafe {
-                scatter::<_, u32, false>(
-                    keys,
-                    labels,
-                    core::ptr::null(),
-                    out_keys,
-                    core::ptr::null_mut(),
-                    blocks,
-                    splitters,
-                    starts,
-                )
+            /// [`sample_splitters`] of these keys.
+            #[unsafe(export_name = concat!(crate::kernel_name!($sample), "_", $suffix))]
+            pub unsafe extern "ptx-kernel" fn sample(
+                keys: *const $k,
+                segments: *const SegmentWork,
+                splitters: *mut $k,
+                oversample: u32,
+                $($view: $vt),*
+            ) {
+                // SAFETY: the host's launch (`distribute` plans).
+                unsafe { sample_splitters(keys, segments, splitters, oversample, $enc) }
             }
-        }
 
-        /// [`scatter`] of these keys with 32-bit values, stably.
-        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix, "_u32"))]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $scatter32(
-            keys: *const $k,
-            labels: *const u8,
-            vals: *const u32,
-            out_keys: *mut $k,
-            out_vals: *mut u32,
-            blocks: *const BlockWork,
-            splitters: *const $k,
-            starts: *const u64,
-        ) {
-            // SAFETY: the host's launch.
-            unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts) }
-        }
+            /// [`count`] of these keys.
+            #[unsafe(export_name = concat!(crate::kernel_name!($count), "_", $suffix))]
+            pub unsafe extern "ptx-kernel" fn count(
+                keys: *const $k,
+                blocks: *const BlockWork,
+                splitters: *const $k,
+                counts: *mut u32,
+                labels: *mut u8,
+                $($view: $vt),*
+            ) {
+                // SAFETY: the host's launch.
+                unsafe { super::count(keys, blocks, splitters, counts, labels, $enc) }
+            }
 
-        /// [`scatter`] of these keys with 64-bit values, stably.
-        #[unsafe(export_name = concat!(crate::kernel_name!(distribute_scatter), "_", $suffix, "_u64"))]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $scatter64(
-            keys: *const $k,
-            labels: *const u8,
-            vals: *const u64,
-            out_keys: *mut $k,
-            out_vals: *mut u64,
-            blocks: *const BlockWork,
-            splitters: *const $k,
-            starts: *const u64,
-        ) {
-            // SAFETY: the host's launch.
-            unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts) }
+            /// [`scatter`] of these keys alone, in any order within a bucket.
+            #[unsafe(export_name = concat!(crate::kernel_name!($scatter), "_", $suffix))]
+            pub unsafe extern "ptx-kernel" fn keys(
+                keys: *const $k,
+                labels: *const u8,
+                out_keys: *mut $k,
+                blocks: *const BlockWork,
+                splitters: *const $k,
+                starts: *const u64,
+                $($view: $vt),*
+            ) {
+                let (vals, out_vals) = (core::ptr::null(), core::ptr::null_mut());
+                // SAFETY: the host's launch; no values.
+                unsafe {
+                    scatter::<_, u32, false>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc)
+                }
+            }
+
+            /// [`scatter`] of these keys with 32-bit values, stably.
+            #[unsafe(export_name = concat!(crate::kernel_name!($scatter), "_", $suffix, "_u32"))]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn pairs32(
+                keys: *const $k,
+                labels: *const u8,
+                vals: *const u32,
+                out_keys: *mut $k,
+                out_vals: *mut u32,
+                blocks: *const BlockWork,
+                splitters: *const $k,
+                starts: *const u64,
+                $($view: $vt),*
+            ) {
+                // SAFETY: the host's launch.
+                unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc) }
+            }
+
+            /// [`scatter`] of these keys with 64-bit values, stably.
+            #[unsafe(export_name = concat!(crate::kernel_name!($scatter), "_", $suffix, "_u64"))]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe extern "ptx-kernel" fn pairs64(
+                keys: *const $k,
+                labels: *const u8,
+                vals: *const u64,
+                out_keys: *mut $k,
+                out_vals: *mut u64,
+                blocks: *const BlockWork,
+                splitters: *const $k,
+                starts: *const u64,
+                $($view: $vt),*
+            ) {
+                // SAFETY: the host's launch.
+                unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc) }
+            }
         }
     };
 }
 
 #[cfg(target_arch = "nvptx64")]
+distribute_kernels!(words_u32, u32, "u32", distribute_sample, distribute_count, distribute_scatter, => Plain);
+#[cfg(target_arch = "nvptx64")]
+distribute_kernels!(words_u64, u64, "u64", distribute_sample, distribute_count, distribute_scatter, => Plain);
+#[cfg(target_arch = "nvptx64")]
 distribute_kernels!(
-    u32,
-    "u32",
-    distribute_sample_u32,
-    distribute_count_u32,
-    distribute_scatter_u32,
-    distribute_scatter_u32_u32,
-    distribute_scatter_u32_u64
+    viewed_u32, u32, "u32",
+    distribute_sample_viewed, distribute_count_viewed, distribute_scatter_viewed,
+    perm: u64, flip: u64, floats: u32 => View { perm, flip, floats }
 );
 #[cfg(target_arch = "nvptx64")]
 distribute_kernels!(
-    u64,
-    "u64",
-    distribute_sample_u64,
-    distribute_count_u64,
-    distribute_scatter_u64,
-    distribute_scatter_u64_u32,
-    distribute_scatter_u64_u64
+    viewed_u64, u64, "u64",
+    distribute_sample_viewed, distribute_count_viewed, distribute_scatter_viewed,
+    perm: u64, flip: u64, floats: u32 => View { perm, flip, floats }
 );
 
 /// [`scan_counts`] (one block of `SCAN_THREADS`).

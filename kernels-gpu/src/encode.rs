@@ -1,24 +1,52 @@
-//! Keys onto their ordered words and back, element-wise: primitive keys
-//! mapped in place (`map_keys`), keys stored as fields
-//! (tuples, byte strings, 16-bit keys) encoded into words and decoded back
-//! (`encode_keys`). The entry points are `checks`'; the bodies build under
+//! Keys onto their ordered words and back: primitive keys and keys that
+//! fill their words mapped in place through their [`View`] (`map_keys`),
+//! or read through it by the kernels that take an [`Encoding`]; other
+//! keys stored as fields (tuples with padding, byte strings, 16-bit keys)
+//! encoded into words and decoded back (`encode_keys`). The entry points are `checks`'; the bodies build under
 //! the emulator too, so that their tests run on a CPU.
 
 use crate::arch::{global_thread, grid_threads};
-use crate::ordered::{Fields, map32, map64};
+use crate::ordered::{Fields, View};
 
-/// Maps every key onto its ordered pattern under `mode`, or back
-/// (`EncodedWord::map`: `ordered::map32` or `map64`).
+/// Maps every key in place onto its ordered word through `view`, or
+/// (`decode`) back.
 ///
 /// # Safety
 /// `keys` holds `n` keys.
 #[inline(always)]
-pub unsafe fn map_keys<W: EncodedWord>(keys: *mut W, n: u64, mode: u32) {
+pub unsafe fn map_keys<W: EncodedWord>(keys: *mut W, n: u64, view: View, decode: bool) {
     let mut i = global_thread();
     while i < n as usize {
         // SAFETY: i < n.
-        unsafe { *keys.add(i) = (*keys.add(i)).map(mode) };
+        unsafe { *keys.add(i) = (*keys.add(i)).through(view, decode) };
         i += grid_threads();
+    }
+}
+
+/// What a kernel that reads keys applies to each as it reads it: nothing
+/// ([`Plain`]: the keys are ordered words), or a [`View`]'s encoding (the
+/// keys are stored in their words' bytes), so that no pass of its own
+/// encodes them.
+pub trait Encoding<W>: Copy {
+    /// The ordered word of the key read as `k`.
+    fn apply(self, k: W) -> W;
+}
+
+/// Keys that are their ordered words.
+#[derive(Clone, Copy)]
+pub struct Plain;
+
+impl<W> Encoding<W> for Plain {
+    #[inline(always)]
+    fn apply(self, k: W) -> W {
+        k
+    }
+}
+
+impl<W: EncodedWord> Encoding<W> for View {
+    #[inline(always)]
+    fn apply(self, k: W) -> W {
+        k.through(self, false)
     }
 }
 
@@ -27,9 +55,9 @@ pub unsafe fn map_keys<W: EncodedWord>(keys: *mut W, n: u64, mode: u32) {
 pub trait EncodedWord: Copy {
     /// Its bits.
     const BITS: u32;
-    /// This key onto its ordered pattern under `mode`, or back
-    /// (`ordered::map32`, `map64`).
-    fn map(self, mode: u32) -> Self;
+    /// The key stored as this word onto its ordered word through `view`
+    /// ([`View::encode`]), or (`decode`) back, in operations of its width.
+    fn through(self, view: View, decode: bool) -> Self;
     /// From the low bits of `p`.
     fn from_u64(p: u64) -> Self;
     /// Zero-extended.
@@ -38,8 +66,8 @@ pub trait EncodedWord: Copy {
 impl EncodedWord for u32 {
     const BITS: u32 = 32;
     #[inline(always)]
-    fn map(self, mode: u32) -> Self {
-        map32(self, mode)
+    fn through(self, view: View, decode: bool) -> Self {
+        if decode { view.decode32(self) } else { view.encode32(self) }
     }
     #[inline(always)]
     fn from_u64(p: u64) -> Self {
@@ -53,8 +81,8 @@ impl EncodedWord for u32 {
 impl EncodedWord for u64 {
     const BITS: u32 = 64;
     #[inline(always)]
-    fn map(self, mode: u32) -> Self {
-        map64(self, mode)
+    fn through(self, view: View, decode: bool) -> Self {
+        if decode { view.decode(self) } else { view.encode(self) }
     }
     #[inline(always)]
     fn from_u64(p: u64) -> Self {

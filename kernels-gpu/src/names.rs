@@ -136,6 +136,15 @@ macro_rules! kernel_name {
     (distribute_scatter) => {
         "distribute_scatter"
     };
+    (distribute_sample_viewed) => {
+        "distribute_sample_viewed"
+    };
+    (distribute_count_viewed) => {
+        "distribute_count_viewed"
+    };
+    (distribute_scatter_viewed) => {
+        "distribute_scatter_viewed"
+    };
     (distribute_offsets) => {
         "distribute_offsets"
     };
@@ -245,6 +254,12 @@ names! {
     DISTRIBUTE_SCAN_DOWN = distribute_scan_down;
     /// A distribution pass's keys (and values) moved to their buckets.
     DISTRIBUTE_SCATTER = distribute_scatter;
+    /// `DISTRIBUTE_SAMPLE` of keys read through their view (a first pass).
+    DISTRIBUTE_SAMPLE_VIEWED = distribute_sample_viewed;
+    /// `DISTRIBUTE_COUNT` of keys read through their view.
+    DISTRIBUTE_COUNT_VIEWED = distribute_count_viewed;
+    /// `DISTRIBUTE_SCATTER` of keys read through their view.
+    DISTRIBUTE_SCATTER_VIEWED = distribute_scatter_viewed;
     /// Where each bucket of each segment starts.
     DISTRIBUTE_OFFSETS = distribute_offsets;
     /// Whether a merge pass's splits chain (a build for a user's key type).

@@ -315,3 +315,229 @@ pub const fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
 }
+
+/// A key held in the bytes of its own word (`u32` or `u64`: a primitive
+/// key, or fields that fill the key's bytes exactly) onto its ordered word
+/// and back, in registers: a byte permutation (where each field's bytes
+/// go), IEEE fix-ups of float fields (sign-dependent), then one `xor`
+/// (signed fields' sign bits, descending fields' bits). What the sample
+/// sort's first pass reads keys through, so that no pass of their own
+/// encodes them ([`View::encode`]; [`map32`], [`map64`] and
+/// [`Fields::pack`] are the same bijections, one key at a time).
+///
+/// ```
+/// use warpsort_kernels::ordered::{field, mode, Fields, View};
+/// // (u32, f32) stored as {a: u32 at 0, b: f32 at 4}: a in the high half.
+/// let f = Fields::new(8).with(0, 4, 0).with(4, 4, field::FLOAT);
+/// let v = View::of_fields(f, 64, 0).unwrap();
+/// let raw = |a: u32, b: f32| a as u64 | (b.to_bits() as u64) << 32;
+/// let key = raw(7, -1.5);
+/// assert_eq!(v.encode(key), f.pack(64, |i| [7, (-1.5f32).to_bits() as u64][i]));
+/// assert!(v.encode(raw(7, -1.5)) < v.encode(raw(7, 0.5)) && v.encode(raw(7, 0.5)) < v.encode(raw(8, -9.0)));
+/// assert_eq!(v.decode(v.encode(key)), key);
+/// // A primitive key's view is its mapping.
+/// let d = View::of_mode(mode::FLOAT | mode::DESCENDING, 32);
+/// assert_eq!(d.encode(2.5f32.to_bits() as u64), map32(2.5f32.to_bits(), mode::FLOAT | mode::DESCENDING) as u64);
+/// // Fields that leave bytes uncovered (padding) have no view.
+/// assert_eq!(View::of_fields(Fields::new(8).with(0, 4, 0).with(4, 2, 0), 64, 0), None);
+/// # use warpsort_kernels::ordered::map32;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct View {
+    /// The byte permutations, eight nibbles each: in the low half, byte
+    /// `j` of the ordered word is byte `nibble j` of the stored key; in
+    /// the high half, the inverse.
+    pub perm: u64,
+    /// What the ordered word is `xor`ed with last.
+    pub flip: u64,
+    /// Up to two float fields, a byte each (bit 7: present; bit 6: 64
+    /// bits wide, else 32; bits 0..6: the ordered word's bit that holds
+    /// the field's sign).
+    pub floats: u32,
+}
+
+/// The byte permutation that moves no byte.
+const SAME_BYTES: u32 = 0x7654_3210;
+
+impl View {
+    /// The ordered words themselves: nothing to do.
+    pub const IDENTITY: View = View { perm: SAME_BYTES as u64 | (SAME_BYTES as u64) << 32, flip: 0, floats: 0 };
+
+    /// Whether keys are their ordered words already.
+    #[inline(always)]
+    pub const fn is_identity(self) -> bool {
+        self.perm == Self::IDENTITY.perm && self.flip == 0 && self.floats == 0
+    }
+
+    /// A primitive key of `word_bits` (32 or 64) under the `mode` bits
+    /// ([`map32`], [`map64`]; `mode::DECODE` ignored).
+    pub const fn of_mode(m: u32, word_bits: u32) -> View {
+        let sign = 1u64 << (word_bits - 1);
+        let mut v = Self::IDENTITY;
+        if m & mode::FLOAT != 0 {
+            v.floats = float_entry(word_bits - 1, word_bits);
+        } else if m & mode::SIGNED != 0 {
+            v.flip = sign;
+        }
+        if m & mode::DESCENDING != 0 {
+            v.flip ^= low_mask(word_bits / 8);
+        }
+        v
+    }
+
+    /// Keys stored as `fields` in words of `word_bits` (32 or 64), under
+    /// `m` (`mode::DESCENDING` or 0): `None` unless the key is exactly a
+    /// word and its fields cover every byte of it (no padding), at most
+    /// two of them floats.
+    pub const fn of_fields(fields: Fields, word_bits: u32, m: u32) -> Option<View> {
+        if fields.stride() * 8 != word_bits || fields.bits() != word_bits {
+            return None;
+        }
+        let (mut fwd, mut inv) = (0u32, 0u32);
+        let (mut flip, mut floats, mut float_fields) = (0u64, 0u32, 0);
+        let (mut i, mut pos) = (0, word_bits);
+        while i < fields.count() {
+            let (at, bytes, flags) = fields.field(i);
+            pos -= bytes * 8;
+            let mut b = 0;
+            while b < bytes {
+                // Byte b of the field (little-endian; a byte string's
+                // first byte is its most significant).
+                let to = pos / 8 + if flags & field::BIG_ENDIAN != 0 { bytes - 1 - b } else { b };
+                fwd |= (at + b) << (4 * to);
+                inv |= to << (4 * (at + b));
+                b += 1;
+            }
+            let sign = pos + bytes * 8 - 1;
+            if flags & field::FLOAT != 0 {
+                if float_fields == 2 {
+                    return None;
+                }
+                floats |= float_entry(sign, bytes * 8) << (8 * float_fields);
+                float_fields += 1;
+            } else if flags & field::SIGNED != 0 {
+                flip ^= 1 << sign;
+            }
+            if flags & field::DESCENDING != 0 {
+                flip ^= low_mask(bytes) << pos;
+            }
+            i += 1;
+        }
+        if word_bits == 32 {
+            // Bytes 4..8 of a 32-bit word stay (zero) where they are.
+            fwd |= SAME_BYTES & 0xffff_0000;
+            inv |= SAME_BYTES & 0xffff_0000;
+        }
+        if m & mode::DESCENDING != 0 {
+            flip ^= low_mask(word_bits / 8);
+        }
+        Some(View { perm: fwd as u64 | (inv as u64) << 32, flip, floats })
+    }
+
+    /// The ordered word of the key whose stored bytes are `x` (a `u32`
+    /// key zero-extended).
+    #[inline(always)]
+    pub fn encode(self, x: u64) -> u64 {
+        let p = permute_bytes(x, self.perm as u32);
+        fix_floats(p, self.floats, 1) ^ self.flip
+    }
+
+    /// The stored bytes of the key whose ordered word is `o`: the inverse
+    /// of [`View::encode`].
+    #[inline(always)]
+    pub fn decode(self, o: u64) -> u64 {
+        let p = fix_floats(o ^ self.flip, self.floats, 0);
+        permute_bytes(p, (self.perm >> 32) as u32)
+    }
+}
+
+impl View {
+    /// [`View::encode`] of a key of a `u32` word, in 32-bit operations (a
+    /// float in such a word is the whole word).
+    #[inline(always)]
+    pub fn encode32(self, x: u32) -> u32 {
+        let p = permute_bytes32(x, self.perm as u32);
+        fix_float32(p, self.floats, 1) ^ self.flip as u32
+    }
+
+    /// [`View::decode`] of a key of a `u32` word.
+    #[inline(always)]
+    pub fn decode32(self, o: u32) -> u32 {
+        let p = fix_float32(o ^ self.flip as u32, self.floats, 0);
+        permute_bytes32(p, (self.perm >> 32) as u32)
+    }
+}
+
+/// [`fix_floats`] in a `u32` word: the word is the float, if any.
+#[inline(always)]
+fn fix_float32(p: u32, floats: u32, negative: u32) -> u32 {
+    if floats == 0 {
+        return p;
+    }
+    p ^ if p >> 31 == negative { u32::MAX } else { 1 << 31 }
+}
+
+/// [`permute_bytes`] of a `u32` (bytes 4..8 zero), its low half kept.
+#[inline(always)]
+fn permute_bytes32(x: u32, sel: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        crate::arch::prmt(x, 0, sel & 0xffff)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        permute_bytes(x as u64, sel) as u32
+    }
+}
+
+/// A float field's entry in [`View::floats`]: its sign at bit `sign` of
+/// the word, `bits` wide.
+const fn float_entry(sign: u32, bits: u32) -> u32 {
+    0x80 | if bits == 64 { 0x40 } else { 0 } | sign
+}
+
+/// The IEEE total-order fix-up of each float field of `floats` in `p`:
+/// where the sign bit equals `negative` (1 stored, 0 ordered), every bit
+/// of the field flips, elsewhere its sign alone ([`f32_to_ordered`],
+/// [`ordered_to_f32`]). Loop-free, so that loops over keys around it
+/// unroll.
+#[inline(always)]
+fn fix_floats(p: u64, floats: u32, negative: u64) -> u64 {
+    if floats == 0 {
+        return p;
+    }
+    fix_float(fix_float(p, floats & 0xff, negative), floats >> 8, negative)
+}
+
+/// [`fix_floats`] of one entry (none when bit 7 is clear).
+#[inline(always)]
+fn fix_float(p: u64, e: u32, negative: u64) -> u64 {
+    if e & 0x80 == 0 {
+        return p;
+    }
+    let sign = e & 63;
+    let bits = if e & 0x40 != 0 { 64 } else { 32 };
+    let field = u64::MAX >> (64 - bits) << (sign + 1 - bits);
+    p ^ if (p >> sign) & 1 == negative { field } else { 1 << sign }
+}
+
+/// `x`'s bytes rearranged: byte `j` of the result is byte
+/// `(sel >> 4 j) & 7` of `x`. Two `prmt.b32` on the GPU.
+#[inline(always)]
+pub fn permute_bytes(x: u64, sel: u32) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (lo, hi) = (x as u32, (x >> 32) as u32);
+        crate::arch::prmt(lo, hi, sel & 0xffff) as u64 | (crate::arch::prmt(lo, hi, sel >> 16) as u64) << 32
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let mut out = 0;
+        let mut j = 0;
+        while j < 8 {
+            out |= ((x >> (8 * ((sel >> (4 * j)) & 7))) & 0xff) << (8 * j);
+            j += 1;
+        }
+        out
+    }
+}

@@ -5,7 +5,9 @@
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{global_thread, grid_threads, lane_id};
+use crate::encode::Encoding;
 use crate::item::Word;
+use crate::ordered::View;
 use crate::config::{ORDER_SCAN_DESCENTS, ORDER_SCAN_WARP_ITEMS, REVERSE_SWAPS, WARP_SIZE, order_scan};
 use crate::warp;
 
@@ -42,18 +44,32 @@ impl Seen {
 /// # Safety
 /// `keys` holds `n` keys.
 #[inline(always)]
-unsafe fn scan_full<K: Word + PartialOrd>(keys: *const K, start: usize, n: usize) -> ([[K; RUN]; STEPS], Option<K>) {
+unsafe fn scan_full<K: Word + PartialOrd>(
+    keys: *const K,
+    start: usize,
+    n: usize,
+    enc: impl Encoding<K>,
+) -> ([[K; RUN]; STEPS], Option<K>) {
     let lane = lane_id() as usize;
     // SAFETY: the chunk `start..start + ORDER_SCAN_WARP_ITEMS` lies within `n`.
-    let v: [[K; RUN]; STEPS] =
+    let mut v: [[K; RUN]; STEPS] =
         core::array::from_fn(|s| unsafe { K::read_run::<RUN>(keys.add(start + (s * WARP_SIZE as usize + lane) * RUN)) });
+    // Spelled out, no loop: a loop of encodings this long would not be
+    // unrolled, and `v` would go to local memory.
+    const _: () = assert!(STEPS == 8 && RUN == 4, "the encodings below spell out 8 steps of 4 keys");
+    macro_rules! encode {
+        ($($s:literal)*) => {$(
+            v[$s] = [enc.apply(v[$s][0]), enc.apply(v[$s][1]), enc.apply(v[$s][2]), enc.apply(v[$s][3])];
+        )*};
+    }
+    encode!(0 1 2 3 4 5 6 7);
     let end = start + ORDER_SCAN_WARP_ITEMS as usize;
     // SAFETY: end < n.
-    let next = if end < n { Some(unsafe { *keys.add(end) }) } else { None };
+    let next = if end < n { Some(enc.apply(unsafe { *keys.add(end) })) } else { None };
     (v, next)
 }
 
-/// Scans `n` keys (ordered patterns) for the order of every neighbouring
+/// Scans `n` keys (their ordered words: `enc` applied to each) for the order of every neighbouring
 /// pair, a warp per `ORDER_SCAN_WARP_ITEMS` consecutive keys in a
 /// grid-stride loop (each lane `RUN` consecutive keys a step, one 16-byte
 /// load where aligned), into `out` (`config::order_scan`): the flags
@@ -68,7 +84,7 @@ unsafe fn scan_full<K: Word + PartialOrd>(keys: *const K, start: usize, n: usize
 /// `keys` holds `n` keys; `out` holds `config::order_scan::WORDS` words, the
 /// first `STARTS` zeroed.
 #[inline(always)]
-pub unsafe fn order_scan<K: Word + PartialOrd>(keys: *const K, n: u64, out: *mut u64) {
+pub unsafe fn order_scan<K: Word + PartialOrd>(keys: *const K, n: u64, out: *mut u64, enc: impl Encoding<K>) {
     let n = n as usize;
     let lane = lane_id() as usize;
     let warps = grid_threads() / WARP_SIZE as usize;
@@ -85,7 +101,7 @@ pub unsafe fn order_scan<K: Word + PartialOrd>(keys: *const K, n: u64, out: *mut
         // The chunk's loads go out before the check of what is known.
         let (v, next) = if full {
             // SAFETY: the chunk lies within `n`.
-            unsafe { scan_full(keys, start, n) }
+            unsafe { scan_full(keys, start, n, enc) }
         } else {
             (core::array::from_fn(|_| [K::default(); RUN]), None)
         };
@@ -108,7 +124,7 @@ pub unsafe fn order_scan<K: Word + PartialOrd>(keys: *const K, n: u64, out: *mut
             }
         } else {
             // The last, partial chunk: key by key, the same layout.
-            for_each_pair(keys, start, n, |a, b, _| seen.pair(a, b));
+            for_each_pair(keys, start, n, enc, |a, b, _| seen.pair(a, b));
         }
         let flags_seen = warp::reduce(seen.flags, |x, y| x | y) as u64;
         let total = warp::reduce_sum(seen.descents);
@@ -125,7 +141,7 @@ pub unsafe fn order_scan<K: Word + PartialOrd>(keys: *const K, n: u64, out: *mut
         if total > 0 && base != u64::MAX && base + total as u64 <= listed {
             // Few descents: each lane lists its own, packed in lane order.
             let mut slot = base as usize + warp::exclusive_scan(seen.descents) as usize;
-            for_each_pair(keys, start, n, |a, b, i| {
+            for_each_pair(keys, start, n, enc, |a, b, i| {
                 if a > b {
                     // SAFETY: slot < ORDER_SCAN_DESCENTS (checked above).
                     unsafe { *out.add(order_scan::STARTS + slot) = (i + 1) as u64 };
@@ -137,17 +153,24 @@ pub unsafe fn order_scan<K: Word + PartialOrd>(keys: *const K, n: u64, out: *mut
     }
 }
 
-/// Calls `f(key(i), key(i + 1), i)` for this lane's pairs of the chunk at
-/// `start` (the lane-blocked layout of [`order_scan`]) within `n`.
+/// Calls `f(key(i), key(i + 1), i)` (ordered words: `enc` applied) for
+/// this lane's pairs of the chunk at `start` (the lane-blocked layout of
+/// [`order_scan`]) within `n`.
 #[inline(always)]
-fn for_each_pair<K: Copy>(keys: *const K, start: usize, n: usize, mut f: impl FnMut(K, K, usize)) {
+fn for_each_pair<K: Copy>(
+    keys: *const K,
+    start: usize,
+    n: usize,
+    enc: impl Encoding<K>,
+    mut f: impl FnMut(K, K, usize),
+) {
     let lane = lane_id() as usize;
     for s in 0..STEPS {
         for r in 0..RUN {
             let i = start + (s * WARP_SIZE as usize + lane) * RUN + r;
             if i + 1 < n {
                 // SAFETY: i + 1 < n, and the host passes `n` keys.
-                unsafe { f(*keys.add(i), *keys.add(i + 1), i) };
+                unsafe { f(enc.apply(*keys.add(i)), enc.apply(*keys.add(i + 1)), i) };
             }
         }
     }
@@ -190,11 +213,14 @@ macro_rules! entries {
         #[doc = concat!("Entry points for `", stringify!($t), "` words.")]
         pub mod $t {
             use super::*;
-            /// The order of neighbouring keys (see [`order_scan`](super::order_scan)).
+            /// The order of neighbouring keys (see [`order_scan`](super::order_scan)),
+            /// read through the view `(perm, flip, floats)` (`ordered::View`).
             #[unsafe(export_name = concat!(crate::kernel_name!(order_scan), "_", stringify!($t)))]
-            pub unsafe extern "ptx-kernel" fn scan(keys: *mut $t, n: u64, out: *mut u64) {
+            pub unsafe extern "ptx-kernel" fn scan(keys: *mut $t, n: u64, out: *mut u64, perm: u64, flip: u64, floats: u32) {
                 // SAFETY: the host passes `n` keys and the zeroed result words.
-                unsafe { order_scan(keys, n, out) }
+                // The view applied also when it is the identity: the scan
+                // is bound by memory, and one body keeps its loops unrolled.
+                unsafe { order_scan(keys, n, out, View { perm, flip, floats }) }
             }
             /// Values reversed in place.
             #[unsafe(export_name = concat!(crate::kernel_name!(reverse), "_", stringify!($t)))]

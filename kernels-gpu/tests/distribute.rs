@@ -19,6 +19,8 @@ use warpsort_kernels::distribute::{
     bucket_of_label, bucket_offsets, classify, classify_all, count, sample_splitters, scan_counts, scan_down,
     scan_reduce, scatter, splitter_tree,
 };
+use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
+use warpsort_kernels::ordered::{Fields, View, field, mode};
 
 /// Threads of the emulated blocks: the kernels stride by `block_dim()`, so
 /// any count is correct; fewer OS threads run the tests faster than the
@@ -83,7 +85,7 @@ struct Pass<T> {
 }
 
 /// A key word of the pass: `u32` or `u64`.
-trait Word: Copy + PartialOrd + Default + std::fmt::Debug + Send + Sync + 'static {}
+trait Word: EncodedWord + PartialOrd + Default + std::fmt::Debug + Send + Sync + 'static {}
 impl Word for u32 {}
 impl Word for u64 {}
 
@@ -93,13 +95,20 @@ const OVERSAMPLE: u32 = 16;
 /// Runs one distribution pass over `segs` of `keys` (with `vals`),
 /// `OVERSAMPLE` samples a way.
 fn pass<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64) -> Pass<T> {
-    pass_sampled(keys, vals, segs, chunk, OVERSAMPLE)
+    pass_sampled(keys, vals, segs, chunk, OVERSAMPLE, Plain)
 }
 
 /// Runs one distribution pass over `segs` of `keys` (with `vals`, stably;
 /// keys alone, in any order within a bucket, when `vals` is empty),
-/// `oversample` samples a way.
-fn pass_sampled<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u64, oversample: u32) -> Pass<T> {
+/// `oversample` samples a way, each key read through `enc`.
+fn pass_sampled<T: Word>(
+    keys: &[T],
+    vals: &[u32],
+    segs: &[(u64, u64)],
+    chunk: u64,
+    oversample: u32,
+    enc: impl Encoding<T> + Sync,
+) -> Pass<T> {
     let n = keys.len();
     let kb = size_of::<T>();
     let (blocks, segments) = plan(segs, chunk);
@@ -107,14 +116,14 @@ fn pass_sampled<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u
     let (k, v, sg, bl, sp) = (Ptr::of(keys), Ptr::of(vals), Ptr::of(&segments), Ptr::of(&blocks), Ptr::of(&splitters));
     // SAFETY (each launch): the buffers are sized as the kernel asks.
     launch(segs.len() as u32, EMU_THREADS, sample_smem_bytes(kb as u32, oversample) as usize, || unsafe {
-        sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get(), oversample)
+        sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get(), oversample, enc)
     });
     let m = blocks.len() * BUCKETS as usize;
     let counts = vec![0u32; m];
     let labels = vec![u8::MAX; n];
     let (c, lb) = (Ptr::of(&counts), Ptr::of(&labels));
     launch(blocks.len() as u32, EMU_THREADS, count_smem_bytes(kb as u32) as usize, || unsafe {
-        count(k.get().cast_const(), bl.get().cast_const(), sp.get().cast_const(), c.get(), lb.get())
+        count(k.get().cast_const(), bl.get().cast_const(), sp.get().cast_const(), c.get(), lb.get(), enc)
     });
     let starts = vec![0u64; m + 1];
     let st = Ptr::of(&starts);
@@ -129,9 +138,9 @@ fn pass_sampled<T: Word>(keys: &[T], vals: &[u32], segs: &[(u64, u64)], chunk: u
         let (ks, ls, bs, ss) =
             (k.get().cast_const(), lb.get().cast_const(), bl.get().cast_const(), sp.get().cast_const());
         if vals.is_empty() {
-            scatter::<T, u32, false>(ks, ls, std::ptr::null(), ok.get(), std::ptr::null_mut(), bs, ss, st.get())
+            scatter::<T, u32, false>(ks, ls, std::ptr::null(), ok.get(), std::ptr::null_mut(), bs, ss, st.get(), enc)
         } else {
-            scatter::<T, u32, true>(ks, ls, v.get().cast_const(), ok.get(), ov.get(), bs, ss, st.get())
+            scatter::<T, u32, true>(ks, ls, v.get().cast_const(), ok.get(), ov.get(), bs, ss, st.get(), enc)
         }
     });
     let offsets = vec![0u32; segs.len() * BUCKETS as usize + 1];
@@ -312,12 +321,12 @@ fn more_samples_make_even_buckets() {
     let vals: Vec<u32> = (0..n as u32).collect();
     for dist in ["uniform", "zipf"] {
         let keys = input(dist, n, 11);
-        let p = pass_sampled(&keys, &vals, &segs, 16384, MAX_OVERSAMPLE);
+        let p = pass_sampled(&keys, &vals, &segs, 16384, MAX_OVERSAMPLE, Plain);
         let largest = check(&keys, &segs, &p, &format!("{dist} oversampled"));
         assert!(largest <= 2 * share, "{dist}: a bucket of {largest} (share {share})");
     }
     let wide: Vec<u64> = input("uniform", n, 13).iter().map(|&k| (k as u64) << 20 | 0x5a5a).collect();
-    let p = pass_sampled(&wide, &vals, &segs, 16384, MAX_OVERSAMPLE / 2);
+    let p = pass_sampled(&wide, &vals, &segs, 16384, MAX_OVERSAMPLE / 2, Plain);
     let largest = check(&wide, &segs, &p, "u64 oversampled");
     assert!(largest <= 2 * share, "u64: a bucket of {largest} (share {share})");
 }
@@ -376,5 +385,51 @@ fn two_passes_then_each_bucket_sorted_is_the_sort() {
             .unwrap();
         let share = n as u64 / (WAYS * WAYS) as u64;
         eprintln!("{dist} n={n}: largest bucket {largest}, share {share}");
+    }
+}
+
+/// A pass over keys as stored, read through their view, is the pass over
+/// their ordered words: the same splitters, buckets and (ordered) keys
+/// with the same values, keys alone in the same buckets. Floats (both
+/// orders, with -0.0, infinities and NaNs among them), signed keys, and
+/// tuples filling a `u64` (`(u32, u32)`, `(f32, i32)` descending, an
+/// 8-byte string).
+#[test]
+fn a_first_pass_through_a_view_is_the_pass_of_the_ordered_words() {
+    fn same<T: Word + Ord>(stored: &[T], view: View, what: &str) {
+        let words: Vec<T> = stored.iter().map(|&k| Encoding::<T>::apply(view, k)).collect();
+        let n = stored.len();
+        let (vals, segs) = ((0..n as u32).collect::<Vec<_>>(), [(0, n as u64)]);
+        let want = pass(&words, &vals, &segs, 4096);
+        check(&words, &segs, &want, what);
+        let got = pass_sampled(stored, &vals, &segs, 4096, OVERSAMPLE, view);
+        assert_eq!((&got.splitters, &got.offsets), (&want.splitters, &want.offsets), "{what}: splitters, buckets");
+        assert!(got.keys == want.keys && got.vals == want.vals, "{what}: the items");
+        let alone = pass_sampled(stored, &[], &segs, 4096, OVERSAMPLE, view);
+        check_keys_alone(&alone, &want, what);
+    }
+    let n = 20_011;
+    let mut r = Rng(5);
+    let special = [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN, 1.5, -1.5];
+    let floats: Vec<u32> = (0..n)
+        .map(|i| if i % 7 == 0 { special[i % 8].to_bits() } else { (r.next() as u32 >> 8) ^ (i as u32) << 31 })
+        .collect();
+    for m in [mode::FLOAT, mode::FLOAT | mode::DESCENDING] {
+        same(&floats, View::of_mode(m, 32), &format!("f32 mode {m}"));
+    }
+    let signed: Vec<u64> = (0..n).map(|_| r.next() >> (r.next() % 64)).collect();
+    same(&signed, View::of_mode(mode::SIGNED, 64), "i64");
+    let tuples: Vec<u64> = (0..n).map(|_| r.next() & 0xffff_0000_00ff_ffff).collect();
+    let layouts = [
+        ("(u32, u32)", Fields::new(8).with(0, 4, 0).with(4, 4, 0), 0),
+        (
+            "(f32, Reverse<i32>) descending",
+            Fields::new(8).with(4, 4, field::FLOAT).with(0, 4, field::SIGNED | field::DESCENDING),
+            mode::DESCENDING,
+        ),
+        ("[u8; 8]", Fields::new(8).with(0, 8, field::BIG_ENDIAN), 0),
+    ];
+    for (what, f, m) in layouts {
+        same(&tuples, View::of_fields(f, 64, m).unwrap(), what);
     }
 }

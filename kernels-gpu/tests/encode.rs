@@ -10,8 +10,8 @@ mod common;
 
 use common::{Ptr, random};
 use warpsort_kernels::arch::launch;
-use warpsort_kernels::encode::{EncodedWord, encode_keys};
-use warpsort_kernels::ordered::{Fields, field, mode};
+use warpsort_kernels::encode::{EncodedWord, encode_keys, map_keys};
+use warpsort_kernels::ordered::{self, Fields, View, field, mode};
 
 /// Two blocks of 64 threads: the kernel's grid-stride loop covers any `n`.
 fn run<W: EncodedWord>(raw: *mut u8, words: *mut W, n: usize, fields: Fields, m: u32) {
@@ -113,5 +113,95 @@ fn words_order_as_their_fields() {
     for i in 1..words.len() {
         let (a, b) = (&keys[i * 8..i * 8 + 8], &keys[(i - 1) * 8..i * 8]);
         assert_eq!(words[i].cmp(&words[i - 1]), b.cmp(a), "{a:?} against {b:?}");
+    }
+}
+
+/// `map_keys` in place through `view` (and back when `decode`).
+fn map_in_place<W: EncodedWord + Send + Sync>(keys: &mut [W], view: View, decode: bool) {
+    let (n, p) = (keys.len(), Ptr(keys.as_mut_ptr()));
+    launch(2, 64, 0, move || {
+        let p = p;
+        // SAFETY: `p` holds `n` keys.
+        unsafe { map_keys(p.0, n as u64, view, decode) }
+    });
+}
+
+/// Every layout that fills its word has a view, and encoding through it is
+/// `Fields::pack` (then the order's inversion), a key at a time and in
+/// place; decoding gives back every byte. Layouts with padding, or stored
+/// wider than their word, have none.
+#[test]
+fn views_of_keys_that_fill_their_words_are_their_encodings() {
+    let n = 1000;
+    let filling = [
+        Fields::new(8).with(0, 4, 0).with(4, 4, 0), // (u32, u32)
+        Fields::new(8).with(4, 4, field::FLOAT).with(0, 4, field::SIGNED | field::DESCENDING), // (f32, Reverse<i32>) reordered
+        Fields::new(8).with(0, 8, field::BIG_ENDIAN),                                          // [u8; 8]
+        Fields::new(8).with(6, 2, field::SIGNED).with(0, 4, field::FLOAT).with(4, 1, 0).with(5, 1, field::DESCENDING),
+        Fields::new(8).with(0, 8, field::FLOAT | field::DESCENDING), // Reverse<f64>
+        Fields::new(8).with(0, 4, field::FLOAT).with(4, 4, field::FLOAT), // (f32, f32)
+    ];
+    for (k, m) in [0, mode::DESCENDING].into_iter().enumerate() {
+        for (i, f) in filling.into_iter().enumerate() {
+            let view = View::of_fields(f, 64, m).unwrap_or_else(|| panic!("{f:?} fills its word"));
+            let keys: Vec<u64> = random(n, (10 * k + i) as u64);
+            let flip = if m & mode::DESCENDING != 0 { u64::MAX } else { 0 };
+            let want: Vec<u64> =
+                keys.iter().map(|&x| f.pack(64, |j| field_bits(f, &x.to_le_bytes(), j)) ^ flip).collect();
+            assert!(keys.iter().zip(&want).all(|(&x, &w)| view.encode(x) == w), "{f:?} mode {m}");
+            let mut mapped = keys.clone();
+            map_in_place(&mut mapped, view, false);
+            assert!(mapped == want, "{f:?} mode {m}: in place");
+            map_in_place(&mut mapped, view, true);
+            assert!(mapped == keys, "{f:?} mode {m}: decoded");
+        }
+        let words32 =
+            [Fields::new(4).with(0, 2, 0).with(2, 2, field::DESCENDING), Fields::new(4).with(0, 4, field::BIG_ENDIAN)];
+        for f in words32 {
+            let view = View::of_fields(f, 32, m).unwrap();
+            let keys: Vec<u32> = random(n, 99 + k as u64).into_iter().map(|x| x as u32).collect();
+            let flip = if m & mode::DESCENDING != 0 { u32::MAX } else { 0 };
+            let want: Vec<u32> =
+                keys.iter().map(|&x| f.pack(32, |j| field_bits(f, &x.to_le_bytes(), j)) as u32 ^ flip).collect();
+            let mut mapped = keys.clone();
+            map_in_place(&mut mapped, view, false);
+            assert!(mapped == want, "{f:?} mode {m}: 32-bit, in place");
+            map_in_place(&mut mapped, view, true);
+            assert!(mapped == keys, "{f:?} mode {m}: 32-bit, decoded");
+        }
+    }
+    let unfilled = [
+        (Fields::new(8).with(0, 4, 0).with(4, 2, 0), 64), // (u32, u16): padding
+        (Fields::new(2).with(0, 2, 0), 32),               // u16 in a u32 word
+        (Fields::new(16).with(0, 8, 0), 64),              // a word of a wider key
+        (Fields::new(8).with(0, 4, 0).with(4, 4, 0), 32), // 8 bytes in a 32-bit word
+    ];
+    for (f, bits) in unfilled {
+        assert_eq!(View::of_fields(f, bits, 0), None, "{f:?} in {bits} bits");
+    }
+}
+
+/// Primitive keys' views are their mappings (`ordered::map32`, `map64`),
+/// both ways, for every mode, with the floats' special values.
+#[test]
+fn views_of_primitive_keys_are_their_mappings() {
+    let specials = [0.0f64, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, f64::MIN_POSITIVE, -1.5];
+    let mut keys64: Vec<u64> = random(500, 3);
+    keys64.extend(specials.iter().map(|x| x.to_bits()));
+    let mut keys32: Vec<u32> = keys64.iter().map(|&x| x as u32).collect();
+    keys32.extend(specials.iter().map(|&x| (x as f32).to_bits()));
+    for m in [0, mode::SIGNED, mode::FLOAT] {
+        for m in [m, m | mode::DESCENDING] {
+            let (v32, v64) = (View::of_mode(m, 32), View::of_mode(m, 64));
+            assert_eq!(v32.is_identity(), m == 0);
+            for &x in &keys32 {
+                assert_eq!(v32.encode(x as u64), ordered::map32(x, m) as u64, "{x:#x} mode {m}");
+                assert_eq!(v32.decode(v32.encode(x as u64)), x as u64);
+            }
+            for &x in &keys64 {
+                assert_eq!(v64.encode(x), ordered::map64(x, m), "{x:#x} mode {m}");
+                assert_eq!(v64.decode(v64.encode(x)), x);
+            }
+        }
     }
 }

@@ -3,10 +3,11 @@
 //! full sort anyway), and sorts of sorted, reversed and run-made input
 //! (with and without the scan) against the CPU reference: every key type,
 //! both orders, pairs, stable pairs (a reversal must not reorder equal
-//! keys), argsort, sizes around the tiles and the runs' limit.
+//! keys), argsort, sizes around the tiles and the runs' limit; the sample
+//! sort's scan of keys read through their view.
 
 use warpsort::kernels::config::{ORDER_SCAN_DESCENTS, order_scan};
-use warpsort::{Bits, Gpu, Order, Presorted, SortKey, SortOptions};
+use warpsort::{Algorithm, Bits, Gpu, Order, Presorted, SortKey, SortOptions, Tuple};
 use warpsort_testkit::data::{FromPattern, sorted_runs};
 use warpsort_testkit::{Dist, assert_pairs, cpu, keys, seed};
 
@@ -16,6 +17,7 @@ warpsort_testkit::tests_main! {
         presorted_keys_every_type_and_order,
         presorted_pairs_stable_and_argsort,
         scan_or_not_same_result_every_distribution,
+        the_sample_sort_scans_keys_through_their_view,
     ],
 }
 
@@ -259,6 +261,55 @@ fn scan_or_not_same_result_every_distribution(g: &Gpu) {
                 &opts(Presorted::Always, Order::Ascending, false),
                 &format!("f64 {} n={n}", dist.name()),
             );
+        }
+    }
+}
+
+/// The sample sort reads keys that are not their own ordered words (floats,
+/// signed keys, the descending order, tuples and byte strings filling a
+/// word) through their view, the order scan too: input found sorted stays,
+/// reversed is reversed as stored, runs are mapped and merged, the rest
+/// sorted; pairs and stable pairs alike.
+fn the_sample_sort_scans_keys_through_their_view(g: &Gpu) {
+    fn keys_viewed<K: SortKey>(g: &Gpu, n: usize)
+    where
+        K::Bits: FromPattern,
+    {
+        for order in [Order::Ascending, Order::Descending] {
+            for shape in SHAPES {
+                let input = shaped::<K>(shape, n, order, 5);
+                let o = SortOptions { algorithm: Algorithm::SampleSort, ..opts(Presorted::Always, order, false) };
+                check_keys(g, &input, &o, &format!("sample sort {} {order:?} {shape:?} n={n}", K::NAME));
+            }
+        }
+    }
+    for n in [100_003, (1 << 20) + 5] {
+        keys_viewed::<f32>(g, n);
+        keys_viewed::<i64>(g, n);
+        keys_viewed::<Tuple<(u32, u32)>>(g, n);
+        keys_viewed::<[u8; 8]>(g, n);
+    }
+    keys_viewed::<i32>(g, 100_003);
+    keys_viewed::<f64>(g, 100_003);
+    let s = g.stream();
+    for order in [Order::Ascending, Order::Descending] {
+        for shape in SHAPES {
+            let n = 200_003;
+            let input = shaped::<f32>(shape, n, order, 6);
+            let vals: Vec<u32> = (0..n as u32).collect();
+            for stable in [false, true] {
+                let o = SortOptions { algorithm: Algorithm::SampleSort, ..opts(Presorted::Always, order, stable) };
+                let what = format!("sample sort f32 pairs {order:?} {shape:?} stable={stable}");
+                let (mut dk, mut dv) = (s.clone_htod(&input).unwrap(), s.clone_htod(&vals).unwrap());
+                g.sort_pairs(&mut dk, &mut dv, &o).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let (ok, ov) = (s.clone_dtoh(&dk).unwrap(), s.clone_dtoh(&dv).unwrap());
+                assert_pairs(&input, &ok, &ov, order, &what);
+                if stable {
+                    let (mut wk, mut wv) = (input.clone(), vals.clone());
+                    cpu::sort_pairs(&mut wk, &mut wv, order);
+                    assert_eq!(ov, wv, "{what}: not the stable order");
+                }
+            }
         }
     }
 }

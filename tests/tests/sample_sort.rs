@@ -144,11 +144,17 @@ fn the_default_chooses(g: &Gpu) {
     let desc = SortOptions::descending();
     let stably = SortOptions { stable: true, ..d };
     // (what, whether the table (every GPU's today) says the sample sort, the sort)
-    let cases: [(&str, bool, &dyn Fn()); 12] = [
+    let cases: [(&str, bool, &dyn Fn()); 15] = [
         ("u32 keys 2^25 + 3", true, &|| check_sort::<u32>(g, Dist::Uniform, (1 << 25) + 3, &d)),
         ("f32 keys 2^25, descending", true, &|| check_sort::<f32>(g, Dist::Gaussian, 1 << 25, &desc)),
         ("u32 keys 2^20", false, &|| check_sort::<u32>(g, Dist::Uniform, 1 << 20, &d)),
         ("u32 keys 2^25, sorted", false, &|| check_sort::<u32>(g, Dist::Sorted, 1 << 25, &d)),
+        // Found in order through the keys' view: no distribution pass.
+        ("f32 keys 2^25, sorted", false, &|| check_sort::<f32>(g, Dist::Sorted, 1 << 25, &d)),
+        ("i64 keys 2^24, reversed", false, &|| check_sort::<i64>(g, Dist::Reverse, 1 << 24, &d)),
+        ("(u32, u32) keys 2^23, descending", true, &|| {
+            check_sort::<Tuple<(u32, u32)>>(g, Dist::Uniform, 1 << 23, &desc)
+        }),
         ("u64 keys 2^23 + 1", true, &|| check_sort::<u64>(g, Dist::Zipf, (1 << 23) + 1, &d)),
         ("i64 keys with u32 values 2^22", true, &|| check_sort_pairs::<i64>(g, Dist::FewUnique, 1 << 22, &desc)),
         ("u32 keys 2^20 + 1 with stable values", false, &|| stable::<u32>(g, Dist::FewUnique, (1 << 20) + 1, &stably)),

@@ -9,7 +9,7 @@ use super::{items, val_bytes};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use warpsort_kernels::config::order_scan;
-use warpsort_kernels::ordered::mix64;
+use warpsort_kernels::ordered::{View, mix64};
 
 use crate::key::{Bits, Order, Payload, SortKey};
 use crate::launch::families::{SegmentBoundaries, Verify};
@@ -152,7 +152,7 @@ impl Gpu {
         let words = self.stream().alloc_zeros::<u64>(order_scan::WORDS)?;
         let (k, _k) = self.addr(keys, "keys")?;
         let scan = PresortedPlan::new(kind, n, 0, self.policy());
-        self.scan_words(&Items::new(k, 0, n, kind), &scan, self.ptr(&words))
+        self.scan_words(&Items::new(k, 0, n, kind), &scan, self.ptr(&words), View::IDENTITY)
     }
 
     /// Counts, fingerprint and descents inside segments only: like

@@ -4,6 +4,7 @@
 //! here (the full sort follows).
 
 use warpsort_kernels::config::order_scan;
+use warpsort_kernels::ordered::View;
 
 use super::keys::word;
 use crate::error::Result;
@@ -32,9 +33,37 @@ impl Gpu {
         if self.capturing() {
             return Ok(false);
         }
+        let found = self.find_order(items, sort, scan, temp, View::IDENTITY)?;
+        self.finish_presorted(items, sort, scan, found, algo_temp)
+    }
+
+    /// What the order scan finds `items` to be, their keys read through
+    /// `view` (one wait).
+    pub(crate) fn find_order(
+        &self,
+        items: &Items,
+        sort: &MergeSortPlan,
+        scan: &PresortedPlan,
+        temp: DevPtr,
+        view: View,
+    ) -> Result<Found> {
         // Equal keys keep their input order: a descending input with equal neighbours is not reversed.
         let ties_in_order = items.kind.is_ranked() || sort.tile.stable;
-        match Found::from_words(&self.scan_words(items, scan, temp + scan.words_at as u64)?, items.n, ties_in_order) {
+        let words = self.scan_words(items, scan, temp + scan.words_at as u64, view)?;
+        Ok(Found::from_words(&words, items.n, ties_in_order))
+    }
+
+    /// Finishes the sort of `items` as `found` allows (`true`; a merge of
+    /// runs needs the keys' ordered patterns), else leaves them (`false`).
+    pub(crate) fn finish_presorted(
+        &self,
+        items: &Items,
+        sort: &MergeSortPlan,
+        scan: &PresortedPlan,
+        found: Found,
+        algo_temp: DevPtr,
+    ) -> Result<bool> {
+        match found {
             Found::Sorted => Ok(true),
             Found::Reversed => {
                 self.launch(&Reverse { word: items.kind.keys_only(), p: items.keys, n: items.n }, scan.reverse)?;
@@ -67,17 +96,19 @@ impl Gpu {
         }
     }
 
-    /// Runs the order scan over `items`' keys into the result words at
-    /// `words`, and waits for them.
+    /// Runs the order scan over `items`' keys (read through `view`) into
+    /// the result words at `words`, and waits for them.
     pub(crate) fn scan_words(
         &self,
         items: &Items,
         scan: &PresortedPlan,
         words: DevPtr,
+        view: View,
     ) -> Result<[u64; order_scan::WORDS]> {
         let mut w = [0u64; order_scan::WORDS];
         self.zero(words, order_scan::STARTS * 8)?;
-        self.launch(&OrderScan { word: items.kind.keys_only(), keys: items.keys, n: items.n, out: words }, scan.scan)?;
+        let (word, keys, n) = (items.kind.keys_only(), items.keys, items.n);
+        self.launch(&OrderScan { word, keys, n, out: words, view }, scan.scan)?;
         self.download(words, &mut w)?;
         Ok(w)
     }

@@ -5,6 +5,7 @@
 //! the final buckets.
 
 use warpsort_kernels::config::distribute::{self, BUCKETS, BlockWork, SegmentWork};
+use warpsort_kernels::ordered::View;
 
 use crate::error::Result;
 use crate::gpu::Gpu;
@@ -16,23 +17,27 @@ use crate::launch::{DevPtr, Items};
 use crate::plan::sample::SamplePlan;
 
 impl Gpu {
-    /// Sorts `items` (ordered words, ascending) as `plan` says, `temp`
-    /// pointing at its storage.
-    pub(crate) fn sample_sort(&self, items: &Items, plan: &SamplePlan, temp: DevPtr) -> Result<()> {
+    /// Sorts `items` as `plan` says, `temp` pointing at its storage: keys
+    /// read through `view` (the identity: ordered words), sorted ascending
+    /// as ordered words. The first pass reads them through it, so that the
+    /// items hold ordered words afterwards.
+    pub(crate) fn sample_sort(&self, items: &Items, plan: &SamplePlan, temp: DevPtr, view: View) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
         let n = items.n;
         let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
         let between = Items::new(at(plan.keys), vals, n, items.kind);
-        self.distribute(items, &between, &[(0, n as u64)], 0, plan, temp)?;
+        self.distribute(items, &between, &[(0, n as u64)], 0, plan, temp, view)?;
         let mut first = vec![0u32; BUCKETS as usize + 1];
         self.download(at(plan.offsets), &mut first)?;
         let segs: Vec<(u64, u64)> = first.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
-        self.distribute(&between, items, &segs, 1, plan, temp)?;
+        self.distribute(&between, items, &segs, 1, plan, temp, View::IDENTITY)?;
         self.run_offsets(items, at(plan.offsets), &plan.buckets, &plan.segment_opts, 0, at(plan.buckets_at))
     }
 
     /// Distribution pass `pass` (0 or 1) of `src`'s `segs` into `dst`, the
-    /// offsets of their buckets at the plan's `offsets`.
+    /// offsets of their buckets at the plan's `offsets`; `src`'s keys read
+    /// through `view`, ordered words written.
+    #[allow(clippy::too_many_arguments)]
     fn distribute(
         &self,
         src: &Items,
@@ -41,6 +46,7 @@ impl Gpu {
         pass: usize,
         plan: &SamplePlan,
         temp: DevPtr,
+        view: View,
     ) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
         let chunk = plan.chunks[pass] as u64;
@@ -56,14 +62,15 @@ impl Gpu {
             segments: at(plan.segments),
             splitters,
             oversample: plan.oversample,
+            view,
         };
         self.launch(&sample, plan.sample_shape(segs.len()))?;
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
         let labels = at(plan.labels);
-        let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels };
+        let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels, view };
         self.launch(&count, plan.count_shape(blocks.len()))?;
         self.scan_counts(counts, starts, blocks.len() * BUCKETS as usize, plan, temp)?;
-        let scatter = DistributeScatter { src, labels, dst, blocks: tables, splitters, starts };
+        let scatter = DistributeScatter { src, labels, dst, blocks: tables, splitters, starts, view };
         self.launch(&scatter, plan.scatter_shape(blocks.len()))?;
         let offsets = DistributeOffsets {
             segments: at(plan.segments),

@@ -2,7 +2,7 @@
 //! and its parameters in the order the device declares them
 //! ([`Kernel::params`]). The device sources are named beside each.
 
-use warpsort_kernels::ordered::Fields;
+use warpsort_kernels::ordered::{Fields, View};
 
 use super::{DevPtr, Family, ItemKind, Items, Kernel, KernelId, Param};
 
@@ -56,6 +56,22 @@ fn items(i: &Items) -> [Param; 2] {
 
 fn u64(x: usize) -> Param {
     Param::U64(x as u64)
+}
+
+/// A key view (`ordered::View`) as the kernels take it: `perm, flip, floats`.
+fn view(v: View) -> [Param; 3] {
+    [Param::U64(v.perm), Param::U64(v.flip), Param::U32(v.floats)]
+}
+
+/// A distribution kernel's family: its `_viewed` kernel for keys read
+/// through a view, the plain one (no view parameters) for ordered words.
+fn distribute_family(f: Family, v: View) -> Family {
+    if v.is_identity() { f } else { f.viewed() }
+}
+
+/// A distribution kernel's view parameters: none for ordered words.
+fn distribute_view(v: View) -> Vec<Param> {
+    if v.is_identity() { Vec::new() } else { view(v).to_vec() }
 }
 
 fn samples(s: Samples) -> [Param; 2] {
@@ -540,13 +556,14 @@ impl Kernel for Verify<'_> {
 }
 
 /// `map_keys_{u32,u64}` (device `encode::map_keys`): keys onto or
-/// back from their ordered patterns, in place.
+/// (`decode`) back from their ordered words through their view, in place.
 pub(crate) struct MapKeys {
     /// The key word: `U32` or `U64`.
     pub word: ItemKind,
     pub keys: DevPtr,
     pub n: usize,
-    pub mode: u32,
+    pub view: View,
+    pub decode: bool,
 }
 
 impl Kernel for MapKeys {
@@ -554,7 +571,7 @@ impl Kernel for MapKeys {
         KernelId::new(Family::MapKeys, self.word)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.keys), u64(self.n), Param::U32(self.mode)]
+        [&[Param::Ptr(self.keys), u64(self.n)][..], &view(self.view), &[Param::U32(self.decode as u32)]].concat()
     }
 }
 
@@ -698,6 +715,8 @@ pub(crate) struct OrderScan {
     pub keys: DevPtr,
     pub n: usize,
     pub out: DevPtr,
+    /// How the keys are read (the identity: ordered words).
+    pub view: View,
 }
 
 impl Kernel for OrderScan {
@@ -705,7 +724,7 @@ impl Kernel for OrderScan {
         KernelId::new(Family::OrderScan, self.word)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.keys), u64(self.n), Param::Ptr(self.out)]
+        [&[Param::Ptr(self.keys), u64(self.n), Param::Ptr(self.out)][..], &view(self.view)].concat()
     }
 }
 
@@ -736,14 +755,18 @@ pub(crate) struct DistributeSample {
     pub splitters: DevPtr,
     /// Samples a way: a power of two, `OVERSAMPLE` to `MAX_OVERSAMPLE`.
     pub oversample: u32,
+    /// How the keys are read (the identity: ordered words).
+    pub view: View,
 }
 
 impl Kernel for DistributeSample {
     fn id(&self) -> KernelId {
-        KernelId::new(Family::DistributeSample, self.word)
+        KernelId::new(distribute_family(Family::DistributeSample, self.view), self.word)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.keys), Param::Ptr(self.segments), Param::Ptr(self.splitters), Param::U32(self.oversample)]
+        let p =
+            [Param::Ptr(self.keys), Param::Ptr(self.segments), Param::Ptr(self.splitters), Param::U32(self.oversample)];
+        [&p[..], &distribute_view(self.view)].concat()
     }
 }
 
@@ -757,20 +780,23 @@ pub(crate) struct DistributeCount {
     pub splitters: DevPtr,
     pub counts: DevPtr,
     pub labels: DevPtr,
+    /// How the keys are read (the identity: ordered words).
+    pub view: View,
 }
 
 impl Kernel for DistributeCount {
     fn id(&self) -> KernelId {
-        KernelId::new(Family::DistributeCount, self.word)
+        KernelId::new(distribute_family(Family::DistributeCount, self.view), self.word)
     }
     fn params(&self) -> Vec<Param> {
-        vec![
+        let p = [
             Param::Ptr(self.keys),
             Param::Ptr(self.blocks),
             Param::Ptr(self.splitters),
             Param::Ptr(self.counts),
             Param::Ptr(self.labels),
-        ]
+        ];
+        [&p[..], &distribute_view(self.view)].concat()
     }
 }
 
@@ -836,15 +862,18 @@ pub(crate) struct DistributeScatter<'a> {
     pub blocks: DevPtr,
     pub splitters: DevPtr,
     pub starts: DevPtr,
+    /// How the source keys are read (the identity: ordered words).
+    pub view: View,
 }
 
 impl Kernel for DistributeScatter<'_> {
     fn id(&self) -> KernelId {
-        KernelId::new(Family::DistributeScatter, self.src.kind.rank_as_value())
+        KernelId::new(distribute_family(Family::DistributeScatter, self.view), self.src.kind.rank_as_value())
     }
     fn params(&self) -> Vec<Param> {
         let (s, d) = (self.src, self.dst);
-        let tables = [Param::Ptr(self.blocks), Param::Ptr(self.splitters), Param::Ptr(self.starts)];
+        let tables = [Param::Ptr(self.blocks), Param::Ptr(self.splitters), Param::Ptr(self.starts)].into_iter();
+        let tables = tables.chain(distribute_view(self.view));
         if s.kind.pairs() {
             [Param::Ptr(s.keys), Param::Ptr(self.labels), Param::Ptr(s.vals), Param::Ptr(d.keys), Param::Ptr(d.vals)]
                 .into_iter()

@@ -219,10 +219,24 @@ pub(crate) enum Family {
     DistributeScanReduce,
     DistributeScanDown,
     DistributeScatter,
+    DistributeSampleViewed,
+    DistributeCountViewed,
+    DistributeScatterViewed,
     DistributeOffsets,
 }
 
 impl Family {
+    /// The family of the same kernels reading keys through a view (the
+    /// distribution pass's `_viewed` kernels); itself for the rest.
+    pub fn viewed(self) -> Family {
+        match self {
+            Family::DistributeSample => Family::DistributeSampleViewed,
+            Family::DistributeCount => Family::DistributeCountViewed,
+            Family::DistributeScatter => Family::DistributeScatterViewed,
+            f => f,
+        }
+    }
+
     /// The name the device exports the family's kernels by.
     pub fn name(self) -> &'static str {
         match self {
@@ -266,6 +280,9 @@ impl Family {
             Family::DistributeScanReduce => names::DISTRIBUTE_SCAN_REDUCE,
             Family::DistributeScanDown => names::DISTRIBUTE_SCAN_DOWN,
             Family::DistributeScatter => names::DISTRIBUTE_SCATTER,
+            Family::DistributeSampleViewed => names::DISTRIBUTE_SAMPLE_VIEWED,
+            Family::DistributeCountViewed => names::DISTRIBUTE_COUNT_VIEWED,
+            Family::DistributeScatterViewed => names::DISTRIBUTE_SCATTER_VIEWED,
             Family::DistributeOffsets => names::DISTRIBUTE_OFFSETS,
         }
     }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE,
 };
-use warpsort_kernels::ordered::Fields;
+use warpsort_kernels::ordered::{Fields, View, mode};
 
 use super::families::*;
 use super::*;
@@ -115,18 +115,31 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));
         }
-        all.push(Box::new(DistributeScatter { src: it, labels: 6, dst: it, blocks: 3, splitters: 4, starts: 5 }));
+        for view in [View::IDENTITY, View::of_mode(mode::FLOAT, 32)] {
+            all.push(Box::new(DistributeScatter {
+                src: it,
+                labels: 6,
+                dst: it,
+                blocks: 3,
+                splitters: 4,
+                starts: 5,
+                view,
+            }));
+        }
     }
     for word in WORDS {
-        all.push(Box::new(MapKeys { word, keys: 1, n: 2, mode: 0 }));
+        let view = View::IDENTITY;
+        all.push(Box::new(MapKeys { word, keys: 1, n: 2, view, decode: false }));
         let fields = Fields::new(8).with(0, 4, 0);
         all.push(Box::new(EncodeKeys { word, raw: 1, words: 2, n: 3, fields, mode: 0 }));
         all.push(Box::new(Iota { word, out: 1, n: 2 }));
         all.push(Box::new(Gather { word, src: 1, idx: 2, dst: 3, n: 4 }));
         all.push(Box::new(SearchBounds { word, keys: 1, n: 2, queries: 3, upper: 4, q: 5, out: 6 }));
-        all.push(Box::new(OrderScan { word, keys: 1, n: 2, out: 3 }));
-        all.push(Box::new(DistributeSample { word, keys: 1, segments: 2, splitters: 3, oversample: 16 }));
-        all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4, labels: 5 }));
+        all.push(Box::new(OrderScan { word, keys: 1, n: 2, out: 3, view }));
+        for view in [View::IDENTITY, View::of_mode(mode::FLOAT, 32)] {
+            all.push(Box::new(DistributeSample { word, keys: 1, segments: 2, splitters: 3, oversample: 16, view }));
+            all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4, labels: 5, view }));
+        }
         all.push(Box::new(Reverse { word, p: 1, n: 2 }));
         let (offsets, row, across) = (2, 0, 3);
         all.push(Box::new(SegmentBoundaries { word, keys: 1, n: 2, offsets, count: 1, row, mode: 0, across }));

@@ -194,16 +194,19 @@ impl SamplePlan {
 impl Launches for SamplePlan {
     fn launches(&self, out: &mut Vec<Launch>) {
         let (word, segs) = (self.kind.keys_only(), BUCKETS as usize);
-        out.push((KernelId::new(Family::DistributeSample, word), self.sample_shape(segs)));
-        out.push((KernelId::new(Family::DistributeCount, word), self.count_shape(self.max_blocks)));
+        let scatter = KernelId::new(Family::DistributeScatter, self.kind.rank_as_value());
+        // The first pass's kernels of keys read through a view as well.
+        for viewed in [false, true] {
+            let family = |f: Family| if viewed { f.viewed() } else { f };
+            out.push((KernelId::new(family(Family::DistributeSample), word), self.sample_shape(segs)));
+            out.push((KernelId::new(family(Family::DistributeCount), word), self.count_shape(self.max_blocks)));
+            let scatter = KernelId { family: family(Family::DistributeScatter), ..scatter };
+            out.push((scatter, self.scatter_shape(self.max_blocks)));
+        }
         out.push((KernelId::plain(Family::DistributeScan), self.scan_shape()));
         let parts = SamplePlan::scan_part_shape(MAX_SCAN_PARTS);
         out.push((KernelId::plain(Family::DistributeScanReduce), parts));
         out.push((KernelId::plain(Family::DistributeScanDown), parts));
-        out.push((
-            KernelId::new(Family::DistributeScatter, self.kind.rank_as_value()),
-            self.scatter_shape(self.max_blocks),
-        ));
         out.push((KernelId::plain(Family::DistributeOffsets), self.offsets_shapes[1]));
     }
 }
