@@ -340,8 +340,13 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
             let i = at + r as u64 * threads + t;
             if i < w.end {
                 // SAFETY: i lies in the chunk.
-                *key = enc.apply(unsafe { *keys.add(i as usize) });
+                *key = unsafe { *keys.add(i as usize) };
             }
+        }
+        // Encoded once every load is out (an encoding beside its load would
+        // wait for it before the next load goes).
+        for key in k.iter_mut() {
+            *key = enc.apply(*key);
         }
         // SAFETY: the splitters are loaded.
         let buckets = unsafe { classify_all(s, &k) };
@@ -761,10 +766,14 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
                 let i = (at + slot(r) as u64) as usize;
                 // SAFETY: the key and its label lie in the chunk.
                 unsafe {
-                    k[r as usize] = enc.apply(*keys.add(i));
+                    k[r as usize] = *keys.add(i);
                     tag[r as usize] = *labels.add(i) as u32;
                 }
             }
+        });
+        // Encoded once every load is out, as in `count`.
+        each_item!(items, r => {
+            k[r as usize] = enc.apply(k[r as usize]);
         });
         if VALUES {
             each_item!(items, r => {
