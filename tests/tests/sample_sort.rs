@@ -3,14 +3,14 @@
 //! both distribution passes are full (and one value making 90% of the
 //! input), key types and orders, composite keys (one word, and wider ones
 //! sorted a word a pass), pairs and stable pairs (the exact stable order),
-//! argsort, `small`: one sort of each kind, short enough for
-//! compute-sanitizer, and `large`: sizes where each segment's splitters come
+//! argsort, `small`: one sort of each kind (keys read through their view
+//! among them), short enough for compute-sanitizer, and `large`: sizes where each segment's splitters come
 //! from more samples; and the default (`Algorithm::Auto`), which runs it where
 //! the GPU's table says. (The tests that run `Algorithm::ALL` cover it too.)
 
 use std::cmp::Reverse;
 
-use warpsort::{Algorithm, Gpu, Order, SortKey, SortOptions, Tuple};
+use warpsort::{Algorithm, Gpu, Order, Presorted, SortKey, SortOptions, Tuple};
 use warpsort_testkit::data::FromPattern;
 use warpsort_testkit::{Dist, check_sort, check_sort_pairs, cpu, keys, seed};
 
@@ -118,6 +118,13 @@ fn small(g: &Gpu) {
     check_sort_pairs::<u32>(g, Dist::FewUnique, 70_001, &opts(Order::Descending, false));
     stable::<u32>(g, Dist::FewUnique, 70_001, &opts(Order::Ascending, true));
     check_sort::<u64>(g, Dist::Zipf, 70_001, &opts(Order::Ascending, false));
+    // Keys read through their view: the first pass's `_viewed` kernels, the
+    // order scan through it, the mapping back in place.
+    check_sort::<f32>(g, Dist::Uniform, 70_001, &opts(Order::Descending, false));
+    check_sort_pairs::<Tuple<(u32, u32)>>(g, Dist::FewUnique, 70_001, &opts(Order::Ascending, false));
+    let scanned = SortOptions { presorted: Presorted::Always, ..opts(Order::Ascending, false) };
+    check_sort::<i64>(g, Dist::Reverse, 70_001, &scanned);
+    check_sort::<f32>(g, Dist::Gaussian, 70_001, &scanned);
 }
 
 /// Sizes past 2^27, where each segment's splitters come from 32 or 64
