@@ -186,6 +186,21 @@ fn presorted_keys_every_type_and_order(g: &Gpu) {
     }
 }
 
+/// Sorts `input` with its `u32` `vals` (input positions) by `o` and checks
+/// the pairs (the exact stable order when `o.stable`).
+fn check_pairs<K: SortKey + PartialOrd>(g: &Gpu, input: &[K], vals: &[u32], o: &SortOptions, what: &str) {
+    let s = g.stream();
+    let (mut dk, mut dv) = (s.clone_htod(input).unwrap(), s.clone_htod(vals).unwrap());
+    g.sort_pairs(&mut dk, &mut dv, o).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let (ok, ov) = (s.clone_dtoh(&dk).unwrap(), s.clone_dtoh(&dv).unwrap());
+    assert_pairs(input, &ok, &ov, o.order, what);
+    if o.stable {
+        let (mut wk, mut wv) = (input.to_vec(), vals.to_vec());
+        cpu::sort_pairs(&mut wk, &mut wv, o.order);
+        assert_eq!(ov, wv, "{what}: not the stable order");
+    }
+}
+
 /// Key-value sorts (values: input positions; stable: the exact stable order),
 /// 64-bit values, and argsort, of shaped input.
 fn pairs_of<K: SortKey + PartialOrd>(g: &Gpu, n: usize)
@@ -200,15 +215,7 @@ where
             for stable in [false, true] {
                 let o = opts(Presorted::Always, order, stable);
                 let what = format!("{} pairs {order:?} {shape:?} stable={stable} n={n}", K::NAME);
-                let (mut dk, mut dv) = (s.clone_htod(&input).unwrap(), s.clone_htod(&vals).unwrap());
-                g.sort_pairs(&mut dk, &mut dv, &o).unwrap_or_else(|e| panic!("{what}: {e}"));
-                let (ok, ov) = (s.clone_dtoh(&dk).unwrap(), s.clone_dtoh(&dv).unwrap());
-                assert_pairs(&input, &ok, &ov, order, &what);
-                if stable {
-                    let (mut wk, mut wv) = (input.clone(), vals.clone());
-                    cpu::sort_pairs(&mut wk, &mut wv, order);
-                    assert_eq!(ov, wv, "{what}: not the stable order");
-                }
+                check_pairs(g, &input, &vals, &o, &what);
                 // 64-bit values.
                 let wide: Vec<u64> = (0..n as u64).map(|i| i * 0x1_0000_0001).collect();
                 let (mut dk, mut dw) = (s.clone_htod(&input).unwrap(), s.clone_htod(&wide).unwrap());
@@ -291,7 +298,6 @@ fn the_sample_sort_scans_keys_through_their_view(g: &Gpu) {
     }
     keys_viewed::<i32>(g, 100_003);
     keys_viewed::<f64>(g, 100_003);
-    let s = g.stream();
     for order in [Order::Ascending, Order::Descending] {
         for shape in SHAPES {
             let n = 200_003;
@@ -299,16 +305,13 @@ fn the_sample_sort_scans_keys_through_their_view(g: &Gpu) {
             let vals: Vec<u32> = (0..n as u32).collect();
             for stable in [false, true] {
                 let o = SortOptions { algorithm: Algorithm::SampleSort, ..opts(Presorted::Always, order, stable) };
-                let what = format!("sample sort f32 pairs {order:?} {shape:?} stable={stable}");
-                let (mut dk, mut dv) = (s.clone_htod(&input).unwrap(), s.clone_htod(&vals).unwrap());
-                g.sort_pairs(&mut dk, &mut dv, &o).unwrap_or_else(|e| panic!("{what}: {e}"));
-                let (ok, ov) = (s.clone_dtoh(&dk).unwrap(), s.clone_dtoh(&dv).unwrap());
-                assert_pairs(&input, &ok, &ov, order, &what);
-                if stable {
-                    let (mut wk, mut wv) = (input.clone(), vals.clone());
-                    cpu::sort_pairs(&mut wk, &mut wv, order);
-                    assert_eq!(ov, wv, "{what}: not the stable order");
-                }
+                check_pairs(
+                    g,
+                    &input,
+                    &vals,
+                    &o,
+                    &format!("sample sort f32 pairs {order:?} {shape:?} stable={stable}"),
+                );
             }
         }
     }

@@ -126,7 +126,8 @@ pub(crate) struct SortPlan {
     pub n: usize,
     pub shape: SortShape,
     /// Keys stored as fields: the offset of their encoded copy in temporary
-    /// storage.
+    /// storage (planned for every layout; keys that fill an aligned word
+    /// leave it unused: `Gpu::key_view`).
     pub widened: Option<usize>,
     /// Where the algorithm's own regions start in temporary storage.
     pub algo_at: usize,
