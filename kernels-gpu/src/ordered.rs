@@ -326,7 +326,7 @@ pub const fn mix64(mut z: u64) -> u64 {
 /// [`Fields::pack`] are the same bijections, one key at a time).
 ///
 /// ```
-/// use warpsort_kernels::ordered::{field, mode, Fields, View};
+/// use warpsort_kernels::ordered::{field, map32, mode, Fields, View};
 /// // (u32, f32) stored as {a: u32 at 0, b: f32 at 4}: a in the high half.
 /// let f = Fields::new(8).with(0, 4, 0).with(4, 4, field::FLOAT);
 /// let v = View::of_fields(f, 64, 0).unwrap();
@@ -340,7 +340,6 @@ pub const fn mix64(mut z: u64) -> u64 {
 /// assert_eq!(d.encode(2.5f32.to_bits() as u64), map32(2.5f32.to_bits(), mode::FLOAT | mode::DESCENDING) as u64);
 /// // Fields that leave bytes uncovered (padding) have no view.
 /// assert_eq!(View::of_fields(Fields::new(8).with(0, 4, 0).with(4, 2, 0), 64, 0), None);
-/// # use warpsort_kernels::ordered::map32;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct View {

@@ -3,7 +3,10 @@
 //! (tuples with padding, reordered fields, byte strings, a word of a wide
 //! key, 16-bit keys, a base aligned to only 4 bytes), both orders: the
 //! words are `Fields::pack`'s, they order as the fields do, and decoding
-//! gives back every byte of the fields while the padding keeps its own.
+//! gives back every byte of the fields while the padding keeps its own;
+//! and the views of keys that fill their word (`ordered::View`), a key at a
+//! time and in place (`encode::map_keys`): `Fields::pack`'s words and the
+//! primitive keys' mappings, both ways.
 #![cfg(feature = "emulate")]
 
 mod common;

@@ -746,7 +746,9 @@ impl Kernel for Reverse {
 }
 
 /// `distribute_sample_{u32,u64}` (device `distribute::sample_splitters`):
-/// a block per segment of a sample sort's distribution pass.
+/// a block per segment of a sample sort's distribution pass. Keys read
+/// through a view that is not the identity: `distribute_sample_viewed_*`,
+/// likewise for the count and the scatter.
 pub(crate) struct DistributeSample {
     /// The key word: `U32` or `U64`.
     pub word: ItemKind,
