@@ -83,6 +83,29 @@ pub const BLOCK_SORT_MAX_TILE: u32 = 1024 * KEYS_PER_LANE;
 /// The smallest block sort tile (one warp).
 pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 
+/// [`LAUNCH_BOUNDS`]: the block sorts', then the distribution pass's of
+/// each `(scatter, count)` family pair (ordered words, and keys read
+/// through a view: the same bounds). The first prefix that matches a
+/// kernel bounds it: `u32` keys with values before `u32` keys alone.
+macro_rules! launch_bounds {
+    ($(($scatter:ident, $count:ident)),*) => {
+        [
+            (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+            (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+            $(
+                (
+                    concat!(crate::kernel_name!($scatter), "_u32_"),
+                    distribute::SCATTER_PAIRS_BLOCKS_PER_SM * distribute::THREADS,
+                ),
+                (concat!(crate::kernel_name!($scatter), "_u32"), distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS),
+                (concat!(crate::kernel_name!($scatter), "_u64"), distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS),
+                (concat!(crate::kernel_name!($count), "_u32"), distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS),
+                (concat!(crate::kernel_name!($count), "_u64"), distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS),
+            )*
+        ]
+    };
+}
+
 /// Launch bounds: kernels (by name prefix) whose threads, up to this many,
 /// must share one multiprocessor's registers whatever their item type: a
 /// block that large, or (the sample sort's scatter) the blocks its shared
@@ -96,47 +119,8 @@ pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 12] = [
-    (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
-    (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
-    // The first prefix that matches a kernel bounds it: `u32` keys with
-    // values before `u32` keys alone; keys read through a view as the
-    // same keys' words.
-    (
-        concat!(crate::kernel_name!(distribute_scatter), "_u32_"),
-        distribute::SCATTER_PAIRS_BLOCKS_PER_SM * distribute::THREADS,
-    ),
-    (
-        concat!(crate::kernel_name!(distribute_scatter), "_u32"),
-        distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS,
-    ),
-    (
-        concat!(crate::kernel_name!(distribute_scatter), "_u64"),
-        distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS,
-    ),
-    (concat!(crate::kernel_name!(distribute_count), "_u32"), distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS),
-    (concat!(crate::kernel_name!(distribute_count), "_u64"), distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS),
-    (
-        concat!(crate::kernel_name!(distribute_scatter_viewed), "_u32_"),
-        distribute::SCATTER_PAIRS_BLOCKS_PER_SM * distribute::THREADS,
-    ),
-    (
-        concat!(crate::kernel_name!(distribute_scatter_viewed), "_u32"),
-        distribute::SCATTER_BLOCKS_PER_SM[0] * distribute::THREADS,
-    ),
-    (
-        concat!(crate::kernel_name!(distribute_scatter_viewed), "_u64"),
-        distribute::SCATTER_BLOCKS_PER_SM[1] * distribute::THREADS,
-    ),
-    (
-        concat!(crate::kernel_name!(distribute_count_viewed), "_u32"),
-        distribute::COUNT_BLOCKS_PER_SM[0] * distribute::THREADS,
-    ),
-    (
-        concat!(crate::kernel_name!(distribute_count_viewed), "_u64"),
-        distribute::COUNT_BLOCKS_PER_SM[1] * distribute::THREADS,
-    ),
-];
+pub const LAUNCH_BOUNDS: [(&str, u32); 12] =
+    launch_bounds!((distribute_scatter, distribute_count), (distribute_scatter_viewed, distribute_count_viewed));
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):
 /// its block sort and fused bitonic stages run only in the bitonic sort,

@@ -998,22 +998,23 @@ macro_rules! distribute_kernels {
     };
 }
 
+/// Both kernel sets of one key word: ordered words, and keys read through a view.
 #[cfg(target_arch = "nvptx64")]
-distribute_kernels!(words_u32, u32, "u32", distribute_sample, distribute_count, distribute_scatter, => Plain);
+macro_rules! distribute_word {
+    ($k:ty, $suffix:literal, $words:ident, $viewed:ident) => {
+        distribute_kernels!($words, $k, $suffix, distribute_sample, distribute_count, distribute_scatter, => Plain);
+        distribute_kernels!(
+            $viewed, $k, $suffix,
+            distribute_sample_viewed, distribute_count_viewed, distribute_scatter_viewed,
+            perm: u64, flip: u64, floats: u32 => View { perm, flip, floats }
+        );
+    };
+}
+
 #[cfg(target_arch = "nvptx64")]
-distribute_kernels!(words_u64, u64, "u64", distribute_sample, distribute_count, distribute_scatter, => Plain);
+distribute_word!(u32, "u32", words_u32, viewed_u32);
 #[cfg(target_arch = "nvptx64")]
-distribute_kernels!(
-    viewed_u32, u32, "u32",
-    distribute_sample_viewed, distribute_count_viewed, distribute_scatter_viewed,
-    perm: u64, flip: u64, floats: u32 => View { perm, flip, floats }
-);
-#[cfg(target_arch = "nvptx64")]
-distribute_kernels!(
-    viewed_u64, u64, "u64",
-    distribute_sample_viewed, distribute_count_viewed, distribute_scatter_viewed,
-    perm: u64, flip: u64, floats: u32 => View { perm, flip, floats }
-);
+distribute_word!(u64, "u64", words_u64, viewed_u64);
 
 /// [`scan_counts`] (one block of `SCAN_THREADS`).
 #[cfg(target_arch = "nvptx64")]

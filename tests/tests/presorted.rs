@@ -161,11 +161,21 @@ fn keys_of<K: SortKey>(g: &Gpu, n: usize)
 where
     K::Bits: FromPattern,
 {
+    keys_with::<K>(g, n, 3, &[(Algorithm::Auto, Presorted::Always), (Algorithm::Auto, Presorted::Never)]);
+}
+
+/// Sorts every shape of `n` keys (inputs drawn with `tag`), both orders,
+/// by each algorithm and scan of `runs`.
+fn keys_with<K: SortKey>(g: &Gpu, n: usize, tag: u64, runs: &[(Algorithm, Presorted)])
+where
+    K::Bits: FromPattern,
+{
     for order in [Order::Ascending, Order::Descending] {
         for shape in SHAPES {
-            let input = shaped::<K>(shape, n, order, 3);
-            for p in [Presorted::Always, Presorted::Never] {
-                check_keys(g, &input, &opts(p, order, false), &format!("{} {order:?} {shape:?} {p:?} n={n}", K::NAME));
+            let input = shaped::<K>(shape, n, order, tag);
+            for &(algorithm, p) in runs {
+                let o = SortOptions { algorithm, ..opts(p, order, false) };
+                check_keys(g, &input, &o, &format!("{} {order:?} {shape:?} {algorithm:?} {p:?} n={n}", K::NAME));
             }
         }
     }
@@ -282,13 +292,7 @@ fn the_sample_sort_scans_keys_through_their_view(g: &Gpu) {
     where
         K::Bits: FromPattern,
     {
-        for order in [Order::Ascending, Order::Descending] {
-            for shape in SHAPES {
-                let input = shaped::<K>(shape, n, order, 5);
-                let o = SortOptions { algorithm: Algorithm::SampleSort, ..opts(Presorted::Always, order, false) };
-                check_keys(g, &input, &o, &format!("sample sort {} {order:?} {shape:?} n={n}", K::NAME));
-            }
-        }
+        keys_with::<K>(g, n, 5, &[(Algorithm::SampleSort, Presorted::Always)]);
     }
     for n in [100_003, (1 << 20) + 5] {
         keys_viewed::<f32>(g, n);

@@ -39,8 +39,10 @@ pub(crate) trait Launches {
 }
 
 /// What a sort sorts: the items as the kernels see them, and for keys
-/// stored as fields (16-bit keys, tuples, byte strings) where those lie: they
-/// are encoded into a copy of ordered words around the sort.
+/// stored as fields (16-bit keys, tuples, byte strings) where those lie:
+/// those that fill an aligned word are read through their view
+/// (`Gpu::key_view`), the others encoded into a copy of ordered words
+/// around the sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SortShape {
     pub kind: ItemKind,
