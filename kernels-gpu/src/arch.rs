@@ -109,6 +109,26 @@ pub fn prmt(a: u32, b: u32, sel: u32) -> u32 {
     d
 }
 
+/// `a > b` for 64-bit words, as one `setp.gt.u64` that LLVM cannot see
+/// through. Written as `a > b`, a choice on it becomes `umin`/`umax`, and
+/// Hopper has no 64-bit `IMNMX`: each of the pair is a compare and two
+/// selects again, so a compare-exchange compared twice.
+#[inline(always)]
+pub fn gt_u64(a: u64, b: u64) -> bool {
+    let r: u32;
+    // SAFETY: registers only.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p; setp.gt.u64 p, {a}, {b}; selp.u32 {r}, 1, 0, p; }}",
+            r = out(reg32) r,
+            a = in(reg64) a,
+            b = in(reg64) b,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+    r != 0
+}
+
 /// `vote.sync.any.pred`.
 #[inline(always)]
 pub fn any(pred: bool) -> bool {

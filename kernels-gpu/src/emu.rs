@@ -190,6 +190,12 @@ pub fn shfl_down(val: u32, delta: u32) -> u32 {
     if lane + delta < 32 { all[(lane + delta) as usize] } else { val }
 }
 
+/// `a > b` for 64-bit words (on the GPU a compare LLVM cannot turn into
+/// `umin`/`umax`).
+pub fn gt_u64(a: u64, b: u64) -> bool {
+    a > b
+}
+
 /// `vote.ballot.sync`: bit `i` set where lane `i`'s `pred` holds.
 pub fn ballot(pred: bool) -> u32 {
     exchange(pred as u32).iter().enumerate().fold(0, |m, (i, &p)| m | (p << i))

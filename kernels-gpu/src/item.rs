@@ -216,14 +216,26 @@ pub type Ranked<K> = Pair<K, Rank>;
 pub trait Key: Word + Ord {
     /// How a key lies in global memory (the integer itself; the user's type).
     type Mem: Copy;
-    /// Whether a key is one integer: `min`/`max` order two keys as `gt`
-    /// does (a key-only compare-exchange uses them: one `VIMNMX`), and the
-    /// pad is an immediate. A user's key is neither: its compare-exchanges
+    /// Whether a key is one integer: a key-only compare-exchange needs no
+    /// tie rule (equal keys are the same key; see [`Key::MIN_MAX`]), and
+    /// the pad is an immediate. A user's key is neither: its compare-exchanges
     /// ask `gt` once, and its pads are made from a real key
     /// ([`Key::as_pad`]), since a choice between a loaded item and a
     /// constant in memory becomes a choice between their addresses, which
     /// puts the items in local memory.
     const SCALAR: bool;
+    /// Whether `min`/`max` of two keys is one instruction (`IMNMX`: 32-bit
+    /// words). A key-only compare-exchange of other scalar keys (`u64`)
+    /// compares once and selects ([`Key::after`]).
+    const MIN_MAX: bool = false;
+    /// `self > other`, the one comparison the networks make. `u64`
+    /// overrides it with [`crate::arch::gt_u64`], a compare LLVM cannot
+    /// turn into `umin`/`umax` (two compares a compare-exchange on GPUs
+    /// without a 64-bit minimum).
+    #[inline(always)]
+    fn after(&self, other: &Self) -> bool {
+        self > other
+    }
     /// A key that orders after every real key: pads partial tiles.
     const PAD: Self;
     /// A pad made from this key (for keys that are not [`Key::SCALAR`]).
@@ -270,10 +282,15 @@ pub trait Key: Word + Ord {
 
 /// The integer keys: stored as themselves, padded with `MAX`.
 macro_rules! integer_key {
-    ($t:ty) => {
+    ($t:ty, $min_max:expr, $after:expr) => {
         impl Key for $t {
             type Mem = $t;
             const SCALAR: bool = true;
+            const MIN_MAX: bool = $min_max;
+            #[inline(always)]
+            fn after(&self, other: &Self) -> bool {
+                $after(*self, *other)
+            }
             const PAD: Self = <$t>::MAX;
             #[inline(always)]
             fn as_pad(self) -> Self {
@@ -300,8 +317,8 @@ macro_rules! integer_key {
         }
     };
 }
-integer_key!(u32);
-integer_key!(u64);
+integer_key!(u32, true, |a, b| a > b);
+integer_key!(u64, false, arch::gt_u64);
 
 /// Something a sorting network orders.
 pub trait Item: Copy {
@@ -363,7 +380,7 @@ impl<K: Key, V: Word> Item for Pair<K, V> {
             // Ranked items: key, then rank.
             (self.k > other.k) | ((self.k == other.k) & self.v.tie_gt(&other.v))
         } else {
-            self.k > other.k
+            self.k.after(&other.k)
         }
     }
     #[inline(always)]
@@ -376,13 +393,25 @@ impl<K: Key, V: Word> Item for Pair<K, V> {
     }
     #[inline(always)]
     fn keep(self, partner: Self, keep_low: bool) -> Self {
-        if core::mem::size_of::<V>() == 0 && K::SCALAR {
+        if core::mem::size_of::<V>() == 0 && K::MIN_MAX {
             // A key alone: `min`/`max` picked by the predicate (ptxas fuses
             // the select into one `VIMNMX`), no compare.
             let k = if keep_low { self.k.min(partner.k) } else { self.k.max(partner.k) };
             Pair { k, v: self.v }
-        } else {
+        } else if core::mem::size_of::<V>() == 0 && K::SCALAR {
+            // A wider key alone: one compare for either side (equal keys
+            // are the same key, so the high side may take its partner's).
+            let take_partner = self.k.after(&partner.k) == keep_low;
+            choose!(take_partner, partner, self)
+        } else if V::BREAKS_TIES {
             let take_partner = if keep_low { self.gt(&partner) } else { partner.gt(&self) };
+            choose!(take_partner, partner, self)
+        } else {
+            // With a payload each side needs its own strict compare (equal
+            // keys stay put). Plain `>` here: both compares and the choice
+            // between them fold into predicates, where `after`'s opaque
+            // results became registers.
+            let take_partner = if keep_low { self.k > partner.k } else { partner.k > self.k };
             choose!(take_partner, partner, self)
         }
     }
