@@ -2,7 +2,7 @@
 //! reference over sizes, distributions, key types, orders and key-value.
 
 use warpsort::{Algorithm, Gpu, MergeKernel, MergeSortConfig, Order, PaperConfig, PaperLoads, SortOptions, TileSort};
-use warpsort_testkit::{Dist, LARGE, SIZES, check_sort, check_sort_pairs};
+use warpsort_testkit::{Dist, LARGE, SIZES, assert_pairs, check_sort, check_sort_pairs, keys, seed};
 
 warpsort_testkit::tests_main! {
     gpu: [
@@ -14,6 +14,7 @@ warpsort_testkit::tests_main! {
         a_first_merge_sizes,
         every_warpsort_configuration,
         every_paper_configuration,
+        small_wide_keys,
     ],
 }
 
@@ -53,6 +54,26 @@ fn every_key_type_and_order(g: &Gpu) {
                 check_sort_pairs::<u64>(g, dist, 70_000, &o);
             }
         }
+    }
+}
+
+/// One sort of 64-bit keys alone and with 32- and 64-bit values by each
+/// algorithm, small (for compute-sanitizer: the networks' one-compare
+/// exchanges of wide keys, in every kernel family that sorts them).
+fn small_wide_keys(g: &Gpu) {
+    for a in Algorithm::ALL {
+        let o = opts(a, Order::Ascending);
+        check_sort::<u64>(g, Dist::FewUnique, 70_001, &o);
+        check_sort_pairs::<u64>(g, Dist::Uniform, 70_001, &o);
+        check_sort_pairs::<f32>(g, Dist::Zipf, 70_001, &opts(a, Order::Descending));
+        // 16-byte items: a u64 key and a u64 value (its input position).
+        let input: Vec<u64> = keys(Dist::FewUnique, 70_001, seed("wide", 70_001));
+        let vals: Vec<u64> = (0..input.len() as u64).collect();
+        let (mut dk, mut dv) = (g.stream().clone_htod(&input).unwrap(), g.stream().clone_htod(&vals).unwrap());
+        g.sort_pairs(&mut dk, &mut dv, &o).unwrap_or_else(|e| panic!("{a:?}: {e}"));
+        let (ok, ov) = (g.stream().clone_dtoh(&dk).unwrap(), g.stream().clone_dtoh(&dv).unwrap());
+        let ov: Vec<u32> = ov.into_iter().map(|v| u32::try_from(v).unwrap()).collect();
+        assert_pairs(&input, &ok, &ov, Order::Ascending, &format!("{a:?} u64 key + u64 value"));
     }
 }
 
