@@ -412,7 +412,7 @@ pub trait StableOrder: Key {
 
 impl StableOrder for u32 {
     /// Key and position in one `u64` word (key high): the network orders
-    /// words by `min`/`max`, no tie to break.
+    /// words (one compare a compare-exchange, `arch::gt_u64`), no tie to break.
     #[inline(always)]
     fn stable_order<const N: usize>(keys: [u32; N], first: u32, lane: u32) -> [u32; N] {
         let mut w: [Pair<u64, ()>; N] =

@@ -24,7 +24,7 @@
 use crate::item::Item;
 
 /// Compare-exchange: afterwards `a` is not after `b`. Swaps only when `a`
-/// is strictly after `b` (`min`/`max` for plain keys, `selp` for pairs).
+/// is strictly after `b` (`min`/`max` for 32-bit keys, one compare and `selp` otherwise).
 #[inline(always)]
 pub fn cmpx<I: Item>(a: &mut I, b: &mut I) {
     let swap = a.gt(b);
