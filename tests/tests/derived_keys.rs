@@ -18,6 +18,7 @@ warpsort_testkit::tests_main! {
         two_word_keys,
         four_word_keys,
         hand_written_orders_are_refused,
+        given_ptx_is_warpsorts_own_kernels,
     ],
 }
 
@@ -287,4 +288,26 @@ fn hand_written_orders_are_refused(g: &Gpu) {
     let e = g.sort_custom_segments(&mut d, Segments::Rows(10), &SortOptions::default()).unwrap_err();
     assert!(matches!(e, Error::BadConfig(_)), "{e:?}");
     assert_eq!(s.clone_dtoh(&d).unwrap(), keys, "refused, yet changed");
+}
+
+/// A handle on warpsort's own kernels from given PTX (`Gpu::with_ptx`, for
+/// kernel authors comparing builds) sorts a derived order as ordered words,
+/// as `Gpu::new` does, not by a user key type's kernels: given PTX with no
+/// kernel at all, the sort misses a built-in kernel (none of the `_key`
+/// ones `Gpu::with_key_kernels` loads), the keys unchanged.
+fn given_ptx_is_warpsorts_own_kernels(g: &Gpu) {
+    const EMPTY_PTX: &str = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry nothing()\n{\n\tret;\n}\n";
+    let h = Gpu::with_ptx(g.context().ordinal(), EMPTY_PTX).unwrap();
+    assert_eq!(h.info().ptx, "given PTX");
+    let keys: Vec<Small> = (0..1000u16).rev().map(|i| Small { a: i % 13, b: i as i16 - 500 }).collect();
+    let s = h.stream();
+    let mut d = s.clone_htod(&keys).unwrap();
+    match h.sort_custom(&mut d, &SortOptions::default()) {
+        Err(Error::PtxLoad(m)) => {
+            let name = m.split("kernel ").nth(1).and_then(|r| r.split(':').next()).unwrap_or_else(|| panic!("{m}"));
+            assert!(!name.ends_with("_key") && !name.contains("_key_"), "a user key type's kernel: {m}");
+        }
+        r => panic!("expected a missing built-in kernel, got {r:?}"),
+    }
+    assert_eq!(s.clone_dtoh(&d).unwrap(), keys, "failed, yet changed");
 }

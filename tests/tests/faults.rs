@@ -252,7 +252,7 @@ fn ptx_load_failure_is_typed(g: &Gpu) {
     // A module that loads but lacks the kernels: PtxLoad naming the kernel, keys untouched
     // (for i32 the key mapping is the first launch, for u32 the sort itself).
     let empty = Gpu::with_ptx(ordinal, EMPTY_PTX).unwrap();
-    assert_eq!(empty.info().ptx, "custom");
+    assert_eq!(empty.info().ptx, "given PTX");
     for n in [100, 100_000] {
         let keys = input(n);
         let mut k = empty.stream().clone_htod(&keys).unwrap();

@@ -143,7 +143,7 @@ impl Gpu {
     /// # Ok::<(), warpsort::Error>(())
     /// ```
     pub fn with_key_kernels(ordinal: usize, ptx: &str) -> Result<Self> {
-        Self::with_ptx(ordinal, ptx)
+        Self::with_user_kernels(ordinal, ptx)
     }
 
     /// Sorts device keys of a user's type by its order; `opts.stable` keeps

@@ -25,8 +25,12 @@ use crate::policy::{self, Policy};
 use scratch::Scratch;
 use staging::Lanes;
 
-/// [`DeviceInfo::ptx`] of a handle made by [`Gpu::with_ptx`].
+/// [`DeviceInfo::ptx`] of a handle made by [`Gpu::with_key_kernels`].
 const USER_KERNELS: &str = "custom";
+
+/// [`DeviceInfo::ptx`] of a handle made by [`Gpu::with_ptx`]: warpsort's
+/// own kernels, from PTX the caller gave.
+const GIVEN_PTX: &str = "given PTX";
 
 /// What the benchmark and the docs say about the device.
 #[derive(Clone, Debug)]
@@ -40,7 +44,8 @@ pub struct DeviceInfo {
     pub sms: u32,
     /// Which kernels were loaded: "sm_90 cubin", "sm_80 cubin", "sm_70 PTX
     /// (JIT)" or "sm_90 PTX (JIT)" (the PTX also where the cubin did not
-    /// load: then it says so); "custom" for [`Gpu::with_ptx`].
+    /// load: then it says so); "given PTX" for [`Gpu::with_ptx`], "custom" for
+    /// [`Gpu::with_key_kernels`].
     /// `WARPSORT_IMAGE=ptx` forces the PTX (see the crate's README).
     pub ptx: &'static str,
     /// Largest dynamic shared memory a block may opt into, bytes.
@@ -103,9 +108,21 @@ impl Gpu {
     /// ```
     #[doc(hidden)]
     pub fn with_ptx(ordinal: usize, ptx: &str) -> Result<Self> {
+        Self::with_module(ordinal, ptx, GIVEN_PTX)
+    }
+
+    /// Opens GPU `ordinal` with the kernels of `ptx`, which `kind` names
+    /// ([`DeviceInfo::ptx`]: warpsort's own, or a user key type's).
+    fn with_module(ordinal: usize, ptx: &str, kind: &'static str) -> Result<Self> {
         let ctx = Self::open(ordinal)?;
         let module = Module::load_ptx(&ctx, ptx)?;
-        Self::assemble(ctx, module, USER_KERNELS)
+        Self::assemble(ctx, module, kind)
+    }
+
+    /// Opens GPU `ordinal` with a user key type's kernels (see
+    /// [`Gpu::with_key_kernels`]).
+    pub(crate) fn with_user_kernels(ordinal: usize, ptx: &str) -> Result<Self> {
+        Self::with_module(ordinal, ptx, USER_KERNELS)
     }
 
     /// How many GPUs the driver lists ([`Error::NoDriver`] without one).
@@ -192,8 +209,8 @@ impl Gpu {
         &self.info
     }
 
-    /// Whether this handle runs kernels a user built ([`Gpu::with_ptx`]),
-    /// not warpsort's own.
+    /// Whether this handle runs kernels built for a user's key type
+    /// ([`Gpu::with_key_kernels`]), not warpsort's own.
     pub(crate) fn runs_user_kernels(&self) -> bool {
         self.info.ptx == USER_KERNELS
     }
