@@ -902,6 +902,32 @@ pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, o
     }
 }
 
+/// The scatter of keys `$k` with values `$v`, stably: entry point `$f`,
+/// named `$scatter` `_$suffix` `$vsfx`, its view parameters `[...]` passed
+/// through to `$enc` (see [`distribute_kernels!`]).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! scatter_pairs {
+    ($f:ident, $v:ty, $k:ty, $scatter:ident, $suffix:literal, $vsfx:literal, [$($view:ident: $vt:ty),*] => $enc:expr) => {
+        #[doc = concat!("[`scatter`] of these keys with `", stringify!($v), "` values, stably.")]
+        #[unsafe(export_name = concat!(crate::kernel_name!($scatter), "_", $suffix, $vsfx))]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $f(
+            keys: *const $k,
+            labels: *const u8,
+            vals: *const $v,
+            out_keys: *mut $k,
+            out_vals: *mut $v,
+            blocks: *const BlockWork,
+            splitters: *const $k,
+            starts: *const u64,
+            $($view: $vt),*
+        ) {
+            // SAFETY: the host's launch.
+            unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc) }
+        }
+    };
+}
+
 /// The entry points of keys `$k` (`u32` or `u64`), in module `$m`: of
 /// ordered words ([`Plain`]), named `$family` (`distribute_sample`, ...),
 /// or (`viewed`) of keys read through the view `(perm, flip, floats)`
@@ -959,41 +985,8 @@ macro_rules! distribute_kernels {
                 }
             }
 
-            /// [`scatter`] of these keys with 32-bit values, stably.
-            #[unsafe(export_name = concat!(crate::kernel_name!($scatter), "_", $suffix, "_u32"))]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn pairs32(
-                keys: *const $k,
-                labels: *const u8,
-                vals: *const u32,
-                out_keys: *mut $k,
-                out_vals: *mut u32,
-                blocks: *const BlockWork,
-                splitters: *const $k,
-                starts: *const u64,
-                $($view: $vt),*
-            ) {
-                // SAFETY: the host's launch.
-                unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc) }
-            }
-
-            /// [`scatter`] of these keys with 64-bit values, stably.
-            #[unsafe(export_name = concat!(crate::kernel_name!($scatter), "_", $suffix, "_u64"))]
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe extern "ptx-kernel" fn pairs64(
-                keys: *const $k,
-                labels: *const u8,
-                vals: *const u64,
-                out_keys: *mut $k,
-                out_vals: *mut u64,
-                blocks: *const BlockWork,
-                splitters: *const $k,
-                starts: *const u64,
-                $($view: $vt),*
-            ) {
-                // SAFETY: the host's launch.
-                unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc) }
-            }
+            scatter_pairs!(pairs32, u32, $k, $scatter, $suffix, "_u32", [$($view: $vt),*] => $enc);
+            scatter_pairs!(pairs64, u64, $k, $scatter, $suffix, "_u64", [$($view: $vt),*] => $enc);
         }
     };
 }
