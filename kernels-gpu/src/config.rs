@@ -398,6 +398,14 @@ pub mod distribute {
     pub const THREADS: u32 = 256;
     /// Threads of the one-block scan of the counts.
     pub const SCAN_THREADS: u32 = 1024;
+    /// Threads of the one block that makes the second pass's tables
+    /// (`distribute::tables`): a segment each.
+    pub const TABLES_THREADS: u32 = BUCKETS;
+    /// Shared bytes of that block of `threads`: a `u64` a thread for its
+    /// scan, then each segment's blocks (`u32`) and their scan (`u64`).
+    pub const fn tables_smem_bytes(threads: u32) -> u32 {
+        8 * threads + 4 * BUCKETS + 8 * BUCKETS
+    }
 
     /// Shared bytes of the counting kernel: the splitters (`WAYS` keys of
     /// `key_bytes`, the last a pad), then a `u32` counter per bucket and a

@@ -264,16 +264,23 @@ const _: () =
 /// The start of [`count`] and [`scatter`]: the block's number and chunk
 /// (`blocks[block_idx()]`), its segment's splitter tree ([`tree_place`])
 /// loaded at the start of the shared memory, and the shared memory past it
-/// (8-byte aligned).
+/// (8-byte aligned); `None` for a block past the pass's (an entry of no
+/// blocks: [`tables`] sizes a grid for the most a pass can have).
 ///
 /// # Safety
 /// `blocks` holds one entry per block, `splitters` `WAYS` keys per segment;
 /// the shared memory holds the splitters.
 #[inline(always)]
-unsafe fn block_start<T: Copy>(blocks: *const BlockWork, splitters: *const T) -> (u32, BlockWork, *const T, *mut u8) {
+unsafe fn block_start<T: Copy>(
+    blocks: *const BlockWork,
+    splitters: *const T,
+) -> Option<(u32, BlockWork, *const T, *mut u8)> {
     let b = block_idx();
     // SAFETY: one entry per block.
     let w = unsafe { *blocks.add(b as usize) };
+    if w.count == 0 {
+        return None;
+    }
     let tree = dynamic_smem::<T>();
     let mut j = thread_idx() + 1;
     while j < WAYS {
@@ -283,7 +290,7 @@ unsafe fn block_start<T: Copy>(blocks: *const BlockWork, splitters: *const T) ->
     }
     // SAFETY: the rest of the shared memory begins past the splitters.
     let rest = unsafe { dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize) };
-    (b, w, tree, rest)
+    Some((b, w, tree, rest))
 }
 
 /// `f(j)` for every bucket, the block's threads in turn.
@@ -308,7 +315,10 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// at a time, classified together ([`classify_all`]), then counted by shared
 /// atomics. Unless `labels` is null, each key's label, the number of
 /// splitters below it, goes there at the key's place, so that the
-/// [`scatter`] need not search again ([`bucket_of_label`]).
+/// [`scatter`] need not search again ([`bucket_of_label`]). A block past
+/// the pass's (its entry has no blocks) zeroes counts `b * BUCKETS` to
+/// `(b + 1) * BUCKETS`, which lie past every other block's, so that the
+/// scan of all of them still sums to the keys.
 ///
 /// # Safety
 /// `keys` (and `labels`) hold the chunks' keys (and a byte each), `blocks` one
@@ -326,7 +336,12 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
     enc: impl Encoding<T>,
 ) {
     // SAFETY: the caller's contract; the counters follow the splitters.
-    let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
+    let Some((b, w, s, rest)) = (unsafe { block_start(blocks, splitters) }) else {
+        let past = (block_idx() * BUCKETS) as usize;
+        // SAFETY: BUCKETS counts per block.
+        for_each_bucket(|j| unsafe { *counts.add(past + j as usize) = 0 });
+        return;
+    };
     let counters = rest.cast::<u32>();
     // SAFETY: j < BUCKETS.
     for_each_bucket(|j| unsafe { *counters.add(j as usize) = 0 });
@@ -733,7 +748,9 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
     enc: impl Encoding<T>,
 ) {
     // SAFETY: the caller's contract; the regions follow the splitters.
-    let (b, w, s, rest) = unsafe { block_start(blocks, splitters) };
+    let Some((b, w, s, rest)) = (unsafe { block_start(blocks, splitters) }) else {
+        return; // past the pass's blocks
+    };
     let m = ScatterSmem::<T>::at(rest, VALUES);
     let items = SCATTER_ITEMS;
     // SAFETY: j < BUCKETS; the slot is the block's.
@@ -902,6 +919,91 @@ pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, o
     }
 }
 
+/// The second pass's tables from the first pass's bucket offsets, on the
+/// GPU (so that no wait reads them back): segment `s` is bucket `s`,
+/// `offsets[s]..offsets[s + 1]`, cut into chunks of `chunk` keys, written as
+/// [`segments`](crate::config::distribute::segments) and
+/// [`blocks`](crate::config::distribute::blocks) make them on the host;
+/// entries `blocks[b]` past the pass's blocks, up to `max_blocks`, have no
+/// blocks (`count` 0), and the pass's kernels, launched for `max_blocks`,
+/// leave those blocks idle. One block.
+///
+/// # Safety
+/// `offsets` holds `BUCKETS + 1` offsets in order, `segments` `BUCKETS`
+/// entries, `blocks` `max_blocks` (at least the pass's blocks);
+/// [`tables_smem_bytes`](crate::config::distribute::tables_smem_bytes) of
+/// shared memory.
+#[inline(always)]
+pub unsafe fn tables(
+    offsets: *const u32,
+    chunk: u64,
+    segments: *mut SegmentWork,
+    blocks: *mut BlockWork,
+    max_blocks: u64,
+) {
+    let (t, threads) = (thread_idx(), block_dim());
+    let segs = BUCKETS as usize;
+    // Shared: the scan's sums (a u64 a thread), each segment's blocks, their scan.
+    let sums = dynamic_smem::<u64>();
+    // SAFETY: the regions lie within tables_smem_bytes(threads).
+    let (counts, firsts) = unsafe {
+        let counts = sums.add(threads as usize).cast::<u32>();
+        (counts, counts.add(segs).cast::<u64>())
+    };
+    let bounds = |s: usize| {
+        // SAFETY: s < BUCKETS; offsets holds BUCKETS + 1.
+        unsafe { (*offsets.add(s) as u64, *offsets.add(s + 1) as u64) }
+    };
+    let mut s = t as usize;
+    while s < segs {
+        let (start, end) = bounds(s);
+        // SAFETY: s < BUCKETS.
+        unsafe { *counts.add(s) = (end - start).div_ceil(chunk) as u32 };
+        s += threads as usize;
+    }
+    sync_block();
+    // SAFETY: BUCKETS counts and BUCKETS + 1 firsts in shared memory, a sum a thread.
+    let total = unsafe { scan_range(counts, firsts, 0, segs as u64, 0, sums) };
+    sync_block();
+    let mut s = t as usize;
+    while s < segs {
+        let (start, end) = bounds(s);
+        // SAFETY: s < BUCKETS.
+        unsafe {
+            let (first, count) = (*firsts.add(s) as u32, *counts.add(s));
+            *segments.add(s) = SegmentWork { start, end, first, count };
+        }
+        s += threads as usize;
+    }
+    let mut b = t as u64;
+    while b < max_blocks {
+        let mut w = BlockWork::default();
+        if b < total {
+            // The last segment whose blocks start at or before b: not empty
+            // (an empty one shares its first with the next, or is past them all).
+            let (mut lo, mut hi) = (0usize, segs);
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                // SAFETY: mid < BUCKETS.
+                if unsafe { *firsts.add(mid) } <= b {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let (start, end) = bounds(lo);
+            // SAFETY: lo < BUCKETS.
+            let (first, count) = unsafe { (*firsts.add(lo), *counts.add(lo)) };
+            let at = start + (b - first) * chunk;
+            let end = (at + chunk).min(end);
+            w = BlockWork { start: at, end, segment: lo as u32, first: first as u32, count, pad: 0 };
+        }
+        // SAFETY: b < max_blocks.
+        unsafe { *blocks.add(b as usize) = w };
+        b += threads as u64;
+    }
+}
+
 /// The scatter of keys `$k` with values `$v`, stably: entry point `$f`,
 /// named `$scatter` `_$suffix` `$vsfx`, its view parameters `[...]` passed
 /// through to `$enc` (see [`distribute_kernels!`]).
@@ -1036,6 +1138,20 @@ pub unsafe extern "ptx-kernel" fn distribute_scan_down(
 ) {
     // SAFETY: the host's launch.
     unsafe { scan_down(counts, starts, bases, m) }
+}
+
+/// [`tables`] (one block).
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(export_name = crate::kernel_name!(distribute_tables))]
+pub unsafe extern "ptx-kernel" fn distribute_tables(
+    offsets: *const u32,
+    chunk: u64,
+    segments: *mut SegmentWork,
+    blocks: *mut BlockWork,
+    max_blocks: u64,
+) {
+    // SAFETY: the host's launch.
+    unsafe { tables(offsets, chunk, segments, blocks, max_blocks) }
 }
 
 /// [`bucket_offsets`].

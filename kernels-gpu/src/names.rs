@@ -148,6 +148,9 @@ macro_rules! kernel_name {
     (distribute_offsets) => {
         "distribute_offsets"
     };
+    (distribute_tables) => {
+        "distribute_tables"
+    };
     (split_repair) => {
         "split_repair"
     };
@@ -262,6 +265,8 @@ names! {
     DISTRIBUTE_SCATTER_VIEWED = distribute_scatter_viewed;
     /// Where each bucket of each segment starts.
     DISTRIBUTE_OFFSETS = distribute_offsets;
+    /// The second distribution pass's tables, from the first's offsets.
+    DISTRIBUTE_TABLES = distribute_tables;
     /// Whether a merge pass's splits chain (a build for a user's key type).
     SPLIT_CHECK = split_check;
     /// A merge pass's splits clamped into a chain, when they do not.

@@ -22,15 +22,17 @@ use crate::tile::{load_blocked, store_blocked};
 use crate::warp;
 
 /// The segment of thread `i` (`i < segs`): whether its offsets are in order,
-/// and its size class.
+/// and its size class (0, nothing to sort, for an odd segment when
+/// `odd_sorted`: the sample sort's equality buckets, sorted already).
 ///
 /// # Safety
 /// `off` holds `segs + 1` offsets and `i < segs`.
 #[inline(always)]
-unsafe fn class_of(off: *const u32, i: usize) -> (bool, u32) {
+unsafe fn class_of(off: *const u32, i: usize, odd_sorted: bool) -> (bool, u32) {
     // SAFETY: i + 1 <= segs.
     let (a, b) = unsafe { (*off.add(i), *off.add(i + 1)) };
-    (a <= b, if a <= b { segment_class(b - a) } else { 0 })
+    let sorted = a > b || (odd_sorted && i % 2 == 1);
+    (a <= b, if sorted { 0 } else { segment_class(b - a) })
 }
 
 /// Calls `f(class, lanes)` once per distinct class among the lanes whose
@@ -50,12 +52,14 @@ fn per_class(listed: bool, class: u32, mut f: impl FnMut(u32, u32)) {
 /// Checks the offsets and counts the segments of each class:
 /// `counters[0]` becomes the first `i` with `off[i] > off[i + 1]` (the host
 /// sets it to `u32::MAX`), `counters[1 + c]` the segments of class `c`,
-/// and the last two words `off[0]` and `off[segs]`.
+/// and the last two words `off[0]` and `off[segs]`. Unless `odd_sorted` is
+/// 0, odd segments are runs of equal keys in order (the sample sort's
+/// equality buckets): checked, but neither counted nor listed.
 ///
 /// # Safety
 /// `off` holds `segs + 1` offsets; `counters` holds `SEGMENT_COUNTERS` words.
 #[inline(always)]
-pub unsafe fn count_classes(off: *const u32, segs: u64, counters: *mut u32) {
+pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counters: *mut u32) {
     let segs = segs as usize;
     let lane = lane_id() as usize;
     if global_thread() == 0 {
@@ -70,7 +74,7 @@ pub unsafe fn count_classes(off: *const u32, segs: u64, counters: *mut u32) {
     while base < segs {
         let i = base + lane;
         // SAFETY: i < segs.
-        let (ok, class) = if i < segs { unsafe { class_of(off, i) } } else { (true, 0) };
+        let (ok, class) = if i < segs { unsafe { class_of(off, i, odd_sorted != 0) } } else { (true, 0) };
         if !ok {
             // SAFETY: counters[0] is a valid word.
             unsafe { AtomicU32::from_ptr(counters).fetch_min(i as u32, Relaxed) };
@@ -86,17 +90,25 @@ pub unsafe fn count_classes(off: *const u32, segs: u64, counters: *mut u32) {
 }
 
 /// Lists every segment of a class `c >= 1` after [`count_classes`] ran on
-/// the same offsets, as `start | end << 32` (so that the sorts read a
-/// segment's bounds with one load): class `c`'s list follows those of
-/// classes `1..c`. Lists nothing when the counts show bad offsets (a
-/// decrease, `off[0] != 0` or `off[segs] != n`), and never writes at or past
-/// entry `room`.
+/// the same offsets with the same `odd_sorted`, as `start | end << 32` (so
+/// that the sorts read a segment's bounds with one load): class `c`'s list
+/// follows those of classes `1..c`. Lists nothing when the counts show bad
+/// offsets (a decrease, `off[0] != 0` or `off[segs] != n`), and never writes
+/// at or past entry `room`.
 ///
 /// # Safety
 /// `off` holds `segs + 1` offsets; `counters` holds `SEGMENT_COUNTERS` words
 /// as `count_classes` left them (cursors zero); `lists` holds `room` entries.
 #[inline(always)]
-pub unsafe fn list_classes(off: *const u32, segs: u64, n: u64, counters: *mut u32, lists: *mut u64, room: u64) {
+pub unsafe fn list_classes(
+    off: *const u32,
+    segs: u64,
+    odd_sorted: u32,
+    n: u64,
+    counters: *mut u32,
+    lists: *mut u64,
+    room: u64,
+) {
     // SAFETY: the counters are valid; the count kernel finished before this one started.
     let ok = unsafe {
         *counters == u32::MAX && *counters.add(SEGMENT_FIRST) == 0 && *counters.add(SEGMENT_LAST) as u64 == n
@@ -110,7 +122,7 @@ pub unsafe fn list_classes(off: *const u32, segs: u64, n: u64, counters: *mut u3
     while base < segs {
         let i = base + lane as usize;
         // SAFETY: i < segs.
-        let class = if i < segs { unsafe { class_of(off, i).1 } } else { 0 };
+        let class = if i < segs { unsafe { class_of(off, i, odd_sorted != 0).1 } } else { 0 };
         per_class(i < segs && class != 0, class, |c, lanes| {
             let leader = lanes.trailing_zeros();
             let mut first = 0u64;
@@ -316,9 +328,9 @@ pub unsafe fn boundary_descents<K: Bits64>(
 /// Checks and counts the offsets' classes (see [`count_classes`]).
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = crate::kernel_name!(segment_classes_count))]
-pub unsafe extern "ptx-kernel" fn segment_classes_count(off: *const u32, segs: u64, counters: *mut u32) {
+pub unsafe extern "ptx-kernel" fn segment_classes_count(off: *const u32, segs: u64, odd_sorted: u32, counters: *mut u32) {
     // SAFETY: the host passes segs + 1 offsets and the counters.
-    unsafe { count_classes(off, segs, counters) }
+    unsafe { count_classes(off, segs, odd_sorted, counters) }
 }
 
 /// Lists the segments of each class (see [`list_classes`]).
@@ -327,13 +339,14 @@ pub unsafe extern "ptx-kernel" fn segment_classes_count(off: *const u32, segs: u
 pub unsafe extern "ptx-kernel" fn segment_classes_list(
     off: *const u32,
     segs: u64,
+    odd_sorted: u32,
     n: u64,
     counters: *mut u32,
     lists: *mut u64,
     room: u64,
 ) {
     // SAFETY: the host passes segs + 1 offsets, the counted counters and `room` list entries.
-    unsafe { list_classes(off, segs, n, counters, lists, room) }
+    unsafe { list_classes(off, segs, odd_sorted, n, counters, lists, room) }
 }
 
 /// Boundary descents of 32-bit keys (see [`boundary_descents`]).

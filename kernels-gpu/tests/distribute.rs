@@ -13,11 +13,11 @@ use common::Ptr;
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
     BUCKETS, BlockWork, MAX_OVERSAMPLE, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes,
-    scatter_smem_bytes, segments,
+    scatter_smem_bytes, segments, tables_smem_bytes,
 };
 use warpsort_kernels::distribute::{
     bucket_of_label, bucket_offsets, classify, classify_all, count, sample_splitters, scan_counts, scan_down,
-    scan_reduce, scatter, splitter_tree,
+    scan_reduce, scatter, splitter_tree, tables,
 };
 use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
 use warpsort_kernels::ordered::{Fields, View, field, mode};
@@ -70,9 +70,31 @@ fn input(dist: &str, n: usize, seed: u64) -> Vec<u32> {
 }
 
 /// The blocks and segments of one pass over `segs` (key ranges in order,
-/// tiling `0..n`), chunks of `chunk` keys.
+/// tiling `0..n`), chunks of `chunk` keys, and `IDLE` idle blocks past
+/// them (as the second pass's grid has: their counts must still sum to n).
 fn plan(segs: &[(u64, u64)], chunk: u64) -> (Vec<BlockWork>, Vec<SegmentWork>) {
-    (blocks(segs, chunk).collect(), segments(segs, chunk).collect())
+    let mut b: Vec<BlockWork> = blocks(segs, chunk).collect();
+    b.extend([BlockWork::default(); IDLE]);
+    (b, segments(segs, chunk).collect())
+}
+
+/// Idle blocks the tests' passes launch past their work.
+const IDLE: usize = 3;
+
+/// The second pass's tables made by the kernel (`distribute::tables`) from
+/// the first pass's `BUCKETS + 1` offsets, for `max_blocks` blocks.
+fn device_tables(offsets: &[u32], chunk: u64, max_blocks: usize, threads: u32) -> (Vec<BlockWork>, Vec<SegmentWork>) {
+    assert_eq!(offsets.len(), BUCKETS as usize + 1);
+    let (b, sg) = (
+        vec![BlockWork { count: 77, ..Default::default() }; max_blocks],
+        vec![SegmentWork::default(); BUCKETS as usize],
+    );
+    let (o, bp, sp) = (Ptr::of(offsets), Ptr::of(&b), Ptr::of(&sg));
+    // SAFETY: BUCKETS + 1 offsets, BUCKETS segments, max_blocks blocks, the shared bytes asked.
+    launch(1, threads, tables_smem_bytes(threads) as usize, || unsafe {
+        tables(o.get().cast_const(), chunk, sp.get(), bp.get(), max_blocks as u64)
+    });
+    (b, sg)
 }
 
 /// What one pass made: the keys and values by bucket, each segment's
@@ -109,9 +131,21 @@ fn pass_sampled<T: Word>(
     oversample: u32,
     enc: impl Encoding<T> + Sync,
 ) -> Pass<T> {
+    pass_with_tables(keys, vals, segs, plan(segs, chunk), oversample, enc)
+}
+
+/// [`pass_sampled`] by the tables given (`BlockWork` entries, idle ones
+/// past the work among them, and `SegmentWork` ones).
+fn pass_with_tables<T: Word>(
+    keys: &[T],
+    vals: &[u32],
+    segs: &[(u64, u64)],
+    (blocks, segments): (Vec<BlockWork>, Vec<SegmentWork>),
+    oversample: u32,
+    enc: impl Encoding<T> + Sync,
+) -> Pass<T> {
     let n = keys.len();
     let kb = size_of::<T>();
-    let (blocks, segments) = plan(segs, chunk);
     let splitters = vec![T::default(); segs.len() * WAYS as usize];
     let (k, v, sg, bl, sp) = (Ptr::of(keys), Ptr::of(vals), Ptr::of(&segments), Ptr::of(&blocks), Ptr::of(&splitters));
     // SAFETY (each launch): the buffers are sized as the kernel asks.
@@ -119,7 +153,8 @@ fn pass_sampled<T: Word>(
         sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get(), oversample, enc)
     });
     let m = blocks.len() * BUCKETS as usize;
-    let counts = vec![0u32; m];
+    // Not zeroed: every count is written, the idle blocks' zeros too.
+    let counts = vec![0xdead_u32; m];
     let labels = vec![u8::MAX; n];
     let (c, lb) = (Ptr::of(&counts), Ptr::of(&labels));
     launch(blocks.len() as u32, EMU_THREADS, count_smem_bytes(kb as u32) as usize, || unsafe {
@@ -287,6 +322,40 @@ fn the_scan_of_many_counts_in_three_kernels() {
 }
 
 #[test]
+fn the_second_pass_tables_made_on_the_gpu_are_the_hosts() {
+    let mut r = Rng(99);
+    let b = BUCKETS as usize;
+    // Offsets of the first pass's buckets: random, some empty; one bucket
+    // of everything; every bucket empty but the last; equal buckets.
+    let mut cases: Vec<Vec<u32>> = Vec::new();
+    for n in [0u32, 1, 1000, 100_003, 1 << 22] {
+        let mut cuts: Vec<u32> = (0..b - 1)
+            .map(|_| if r.next().is_multiple_of(3) { 0 } else { (r.next() % (n as u64 + 1)) as u32 })
+            .collect();
+        cuts.sort_unstable();
+        cases.push([0].into_iter().chain(cuts).chain([n]).collect());
+        cases.push([0].into_iter().chain(std::iter::repeat_n(n / 2, b - 1)).chain([n]).collect());
+        cases.push(std::iter::repeat_n(0, b).chain([n]).collect());
+        cases.push((0..=b as u32).map(|i| (i as u64 * n as u64 / b as u64) as u32).collect());
+    }
+    for off in &cases {
+        let segs: Vec<(u64, u64)> = off.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
+        for chunk in [1u64, 7, 4096, 16384] {
+            let want: Vec<BlockWork> = blocks(&segs, chunk).collect();
+            let want_segs: Vec<SegmentWork> = segments(&segs, chunk).collect();
+            let max_blocks = want.len() + 5;
+            for threads in [64, 512] {
+                let (got, got_segs) = device_tables(off, chunk, max_blocks, threads);
+                let what = format!("n={} chunk={chunk} threads={threads}", off[b]);
+                assert!(got_segs == want_segs, "{what}: segments");
+                assert!(got[..want.len()] == want[..], "{what}: blocks");
+                assert!(got[want.len()..].iter().all(|w| *w == BlockWork::default()), "{what}: idle blocks");
+            }
+        }
+    }
+}
+
+#[test]
 fn one_pass_over_sizes_and_distributions() {
     let dists = ["uniform", "sorted", "reverse", "all-equal", "few-unique", "dominating", "zipf", "staggered"];
     for n in [0usize, 1, 31, 33, 1000, 8193, 100_003] {
@@ -360,9 +429,12 @@ fn two_passes_then_each_bucket_sorted_is_the_sort() {
         let vals: Vec<u32> = (0..n as u32).collect();
         let first = pass(&keys, &vals, &[(0, n as u64)], 8192);
         check(&keys, &[(0, n as u64)], &first, dist);
-        // The first pass's buckets are the second's segments.
+        // The first pass's buckets are the second's segments, its tables
+        // made by the kernel (idle blocks past them) as the sort makes them.
         let segs: Vec<(u64, u64)> = first.offsets.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
-        let second = pass(&first.keys, &vals, &segs, 2048);
+        let (host_blocks, _) = plan(&segs, 2048);
+        let tables = device_tables(&first.offsets, 2048, host_blocks.len() + 2, EMU_THREADS);
+        let second = pass_with_tables(&first.keys, &vals, &segs, tables, OVERSAMPLE, Plain);
         check(&first.keys, &segs, &second, dist);
         // Keys alone through both passes: the same buckets, the same keys in each.
         let alone = pass(&first.keys, &[], &segs, 2048);

@@ -1,8 +1,8 @@
 //! The sample sort's launches (`Algorithm::SampleSort`; the plan is
 //! `plan::sample`): the first distribution pass from the items into
-//! temporary storage, its bucket offsets read back (one wait), the second
-//! pass over those buckets back into the items, then the segmented sort of
-//! the final buckets.
+//! temporary storage, the second pass's tables made on the GPU from its
+//! bucket offsets (no wait), the second pass over those buckets back into
+//! the items, then the segmented sort of the final buckets.
 
 use warpsort_kernels::config::distribute::{self, BUCKETS, BlockWork, SegmentWork};
 use warpsort_kernels::ordered::View;
@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::families::{
     DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScanDown, DistributeScanReduce,
-    DistributeScatter,
+    DistributeScatter, DistributeTables,
 };
 use crate::launch::{DevPtr, Items};
 use crate::plan::sample::SamplePlan;
@@ -26,35 +26,45 @@ impl Gpu {
         let n = items.n;
         let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
         let between = Items::new(at(plan.keys), vals, n, items.kind);
-        self.distribute(items, &between, &[(0, n as u64)], 0, plan, temp, view)?;
-        let mut first = vec![0u32; BUCKETS as usize + 1];
-        self.download(at(plan.offsets), &mut first)?;
-        let segs: Vec<(u64, u64)> = first.windows(2).map(|w| (w[0] as u64, w[1] as u64)).collect();
-        self.distribute(&between, items, &segs, 1, plan, temp, View::IDENTITY)?;
+        // The first pass: one segment, its tables from the host.
+        let whole = [(0, n as u64)];
+        let blocks: Vec<BlockWork> = distribute::blocks(&whole, plan.chunks[0] as u64).collect();
+        let segments: Vec<SegmentWork> = distribute::segments(&whole, plan.chunks[0] as u64).collect();
+        debug_assert!(blocks.len() <= plan.max_blocks);
+        self.upload(at(plan.blocks), as_bytes(&blocks))?;
+        self.upload(at(plan.segments), as_bytes(&segments))?;
+        self.distribute(items, &between, 1, blocks.len(), 0, plan, temp, view)?;
+        // The second: the first's buckets, its tables from their offsets on
+        // the GPU, a grid for the most blocks any such cut makes.
+        let tables = DistributeTables {
+            offsets: at(plan.offsets),
+            chunk: plan.chunks[1],
+            segments: at(plan.segments),
+            blocks: at(plan.blocks),
+            max_blocks: plan.max_blocks,
+        };
+        self.launch(&tables, plan.tables_shape())?;
+        self.distribute(&between, items, BUCKETS as usize, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
         self.run_offsets(items, at(plan.offsets), &plan.buckets, &plan.segment_opts, 0, at(plan.buckets_at))
     }
 
-    /// Distribution pass `pass` (0 or 1) of `src`'s `segs` into `dst`, the
-    /// offsets of their buckets at the plan's `offsets`; `src`'s keys read
-    /// through `view`, ordered words written.
+    /// Distribution pass `pass` (0 or 1) of `src`'s `segs` segments into
+    /// `dst` by the tables in place (`blocks` entries, some idle in the
+    /// second pass), the offsets of their buckets at the plan's `offsets`;
+    /// `src`'s keys read through `view`, ordered words written.
     #[allow(clippy::too_many_arguments)]
     fn distribute(
         &self,
         src: &Items,
         dst: &Items,
-        segs: &[(u64, u64)],
+        segs: usize,
+        blocks: usize,
         pass: usize,
         plan: &SamplePlan,
         temp: DevPtr,
         view: View,
     ) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
-        let chunk = plan.chunks[pass] as u64;
-        let blocks: Vec<BlockWork> = distribute::blocks(segs, chunk).collect();
-        let segments: Vec<SegmentWork> = distribute::segments(segs, chunk).collect();
-        debug_assert!(blocks.len() <= plan.max_blocks && segs.len() <= BUCKETS as usize);
-        self.upload(at(plan.blocks), as_bytes(&blocks))?;
-        self.upload(at(plan.segments), as_bytes(&segments))?;
         let (word, splitters, starts) = (src.kind.keys_only(), at(plan.splitters), at(plan.starts));
         let sample = DistributeSample {
             word,
@@ -64,21 +74,16 @@ impl Gpu {
             oversample: plan.oversample,
             view,
         };
-        self.launch(&sample, plan.sample_shape(segs.len()))?;
+        self.launch(&sample, plan.sample_shape(segs))?;
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
         let labels = at(plan.labels);
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels, view };
-        self.launch(&count, plan.count_shape(blocks.len()))?;
-        self.scan_counts(counts, starts, blocks.len() * BUCKETS as usize, plan, temp)?;
+        self.launch(&count, plan.count_shape(blocks))?;
+        self.scan_counts(counts, starts, blocks * BUCKETS as usize, plan, temp)?;
         let scatter = DistributeScatter { src, labels, dst, blocks: tables, splitters, starts, view };
-        self.launch(&scatter, plan.scatter_shape(blocks.len()))?;
-        let offsets = DistributeOffsets {
-            segments: at(plan.segments),
-            starts,
-            offsets: at(plan.offsets),
-            segs: segs.len(),
-            n: src.n,
-        };
+        self.launch(&scatter, plan.scatter_shape(blocks))?;
+        let offsets =
+            DistributeOffsets { segments: at(plan.segments), starts, offsets: at(plan.offsets), segs, n: src.n };
         self.launch(&offsets, plan.offsets_shapes[pass])
     }
 }

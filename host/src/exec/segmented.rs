@@ -57,12 +57,14 @@ impl Gpu {
     /// (the offsets' problem as [`Error::BadOffsets`]); with `lists` (the
     /// address and room of their entries), also lists them there in the same
     /// pass, before the one wait for the counts. `counters` addresses
-    /// `SEGMENT_COUNTERS` words.
+    /// `SEGMENT_COUNTERS` words. With `odd_sorted` the odd segments are
+    /// checked but neither counted nor listed (runs of equal keys in order).
     pub(crate) fn count_offsets(
         &self,
         offsets: DevPtr,
         segments: usize,
         n: usize,
+        odd_sorted: bool,
         counters: DevPtr,
         lists: Option<(DevPtr, usize)>,
     ) -> Result<[usize; SEGMENT_CLASSES]> {
@@ -70,9 +72,9 @@ impl Gpu {
         c[0] = u32::MAX;
         self.upload(counters, &c)?;
         let shape = self.policy().elementwise(segments.max(1));
-        self.launch(&SegmentClassesCount { offsets, segments, counters }, shape)?;
+        self.launch(&SegmentClassesCount { offsets, segments, odd_sorted, counters }, shape)?;
         if let Some((lists, room)) = lists {
-            self.launch(&SegmentClassesList { offsets, segments, n, counters, lists, room }, shape)?;
+            self.launch(&SegmentClassesList { offsets, segments, odd_sorted, n, counters, lists, room }, shape)?;
         }
         self.download(counters, &mut c)?;
         let descent = match c[0] {
@@ -105,20 +107,15 @@ impl Gpu {
         let at = |offset: usize| temp + offset as u64;
         let lists = at(plan.lists);
         let room = (plan.room > 0).then_some((lists, plan.room));
-        let counts = self.count_offsets(offsets, plan.segments, plan.n, at(plan.counters), room)?;
+        let counts = self.count_offsets(offsets, plan.segments, plan.n, plan.odd_equal, at(plan.counters), room)?;
         let p = self.policy();
         let kind = plan.shape.kind;
         let classes = OffsetsLaunches::new(&counts, kind, p);
         let (long_start, long_count) = classes.long;
         let mut long = vec![0u64; long_count];
         self.download(lists + 8 * long_start as u64, &mut long)?;
-        let mut long: Vec<(usize, usize)> =
+        let long: Vec<(usize, usize)> =
             long.iter().map(|&e| (e as u32 as usize, ((e >> 32) - (e & 0xffff_ffff)) as usize)).collect();
-        if plan.odd_equal && long.len() >= OffsetsPlan::EQUAL_RUNS_MIN_LONG {
-            let mut bounds = vec![0u32; plan.segments + 1];
-            self.download(offsets, &mut bounds)?;
-            long.retain(|&(start, _)| segment_at(&bounds, start).is_multiple_of(2));
-        }
         // The merge sort's plan for the longest segment: its storage serves every shorter one.
         let inner = plan.shape.words();
         let longest = long.iter().map(|l| l.1).max().unwrap_or(0);
@@ -143,13 +140,6 @@ impl Gpu {
     }
 }
 
-/// The segment that starts at `start` and is not empty, by the offsets
-/// `bounds`: the last whose offset is `start` (empty segments before it
-/// start there too).
-fn segment_at(bounds: &[u32], start: usize) -> usize {
-    bounds.partition_point(|&o| o as usize <= start) - 1
-}
-
 /// What is wrong with offsets (`None`: nothing), from their first and last
 /// values, the first descent `(i, offsets[i], offsets[i + 1])` if any, and `n`.
 pub(crate) fn offsets_problem(
@@ -169,17 +159,4 @@ pub(crate) fn offsets_problem(
         return Some(format!("the last, offsets[{segs}], is {last} but there are {n} keys"));
     }
     None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::segment_at;
-
-    #[test]
-    fn a_segment_is_found_by_its_start_past_the_empty_ones() {
-        let bounds = [0, 0, 5, 5, 5, 9, 12];
-        assert_eq!(segment_at(&bounds, 0), 1, "segment 0 is empty");
-        assert_eq!(segment_at(&bounds, 5), 4, "segments 2 and 3 are empty");
-        assert_eq!(segment_at(&bounds, 9), 5);
-    }
 }

@@ -341,10 +341,12 @@ impl Kernel for SegmentedBlock<'_> {
 }
 
 /// `segment_classes_count` (device `segmented::count_classes`): checks the
-/// offsets and counts the segments of each size class.
+/// offsets and counts the segments of each size class (not the odd ones
+/// when `odd_sorted`: the sample sort's equality buckets).
 pub(crate) struct SegmentClassesCount {
     pub offsets: DevPtr,
     pub segments: usize,
+    pub odd_sorted: bool,
     pub counters: DevPtr,
 }
 
@@ -353,15 +355,21 @@ impl Kernel for SegmentClassesCount {
         KernelId::plain(Family::SegmentClassesCount)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.offsets), u64(self.segments), Param::Ptr(self.counters)]
+        vec![
+            Param::Ptr(self.offsets),
+            u64(self.segments),
+            Param::U32(self.odd_sorted.into()),
+            Param::Ptr(self.counters),
+        ]
     }
 }
 
 /// `segment_classes_list` (device `segmented::list_classes`): lists the
-/// segments of each class.
+/// segments of each class (as [`SegmentClassesCount`] counted them).
 pub(crate) struct SegmentClassesList {
     pub offsets: DevPtr,
     pub segments: usize,
+    pub odd_sorted: bool,
     pub n: usize,
     pub counters: DevPtr,
     pub lists: DevPtr,
@@ -376,6 +384,7 @@ impl Kernel for SegmentClassesList {
         vec![
             Param::Ptr(self.offsets),
             u64(self.segments),
+            Param::U32(self.odd_sorted.into()),
             u64(self.n),
             Param::Ptr(self.counters),
             Param::Ptr(self.lists),
@@ -903,5 +912,31 @@ impl Kernel for DistributeOffsets {
     }
     fn params(&self) -> Vec<Param> {
         vec![Param::Ptr(self.segments), Param::Ptr(self.starts), Param::Ptr(self.offsets), u64(self.segs), u64(self.n)]
+    }
+}
+
+/// `distribute_tables` (device `distribute::tables`): the second pass's
+/// `SegmentWork` and `BlockWork` tables from the first pass's bucket
+/// offsets, entries past its blocks up to `max_blocks` idle.
+pub(crate) struct DistributeTables {
+    pub offsets: DevPtr,
+    pub chunk: usize,
+    pub segments: DevPtr,
+    pub blocks: DevPtr,
+    pub max_blocks: usize,
+}
+
+impl Kernel for DistributeTables {
+    fn id(&self) -> KernelId {
+        KernelId::plain(Family::DistributeTables)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![
+            Param::Ptr(self.offsets),
+            u64(self.chunk),
+            Param::Ptr(self.segments),
+            Param::Ptr(self.blocks),
+            u64(self.max_blocks),
+        ]
     }
 }

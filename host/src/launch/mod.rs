@@ -223,6 +223,7 @@ pub(crate) enum Family {
     DistributeCountViewed,
     DistributeScatterViewed,
     DistributeOffsets,
+    DistributeTables,
 }
 
 impl Family {
@@ -284,6 +285,7 @@ impl Family {
             Family::DistributeCountViewed => names::DISTRIBUTE_COUNT_VIEWED,
             Family::DistributeScatterViewed => names::DISTRIBUTE_SCATTER_VIEWED,
             Family::DistributeOffsets => names::DISTRIBUTE_OFFSETS,
+            Family::DistributeTables => names::DISTRIBUTE_TABLES,
         }
     }
 }

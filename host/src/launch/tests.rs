@@ -146,14 +146,23 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
     }
     all.push(Box::new(IotaRows { out: 1, n: 2, row: 3 }));
     all.push(Box::new(GatherRecords { src: 1, idx: 2, dst: 3, n: 4, units: 5, unit: 4 }));
-    all.push(Box::new(SegmentClassesCount { offsets: 1, segments: 2, counters: 3 }));
-    all.push(Box::new(SegmentClassesList { offsets: 1, segments: 2, n: 3, counters: 4, lists: 5, room: 6 }));
+    all.push(Box::new(SegmentClassesCount { offsets: 1, segments: 2, odd_sorted: true, counters: 3 }));
+    all.push(Box::new(SegmentClassesList {
+        offsets: 1,
+        segments: 2,
+        odd_sorted: true,
+        n: 3,
+        counters: 4,
+        lists: 5,
+        room: 6,
+    }));
     let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
     all.push(Box::new(PaperGroupStarts { sequences: 2, groups: 2, tables }));
     all.push(Box::new(DistributeScan { counts: 1, starts: 2, m: 3 }));
     all.push(Box::new(DistributeScanReduce { counts: 1, sums: 2, m: 3 }));
     all.push(Box::new(DistributeScanDown { counts: 1, starts: 2, bases: 3, m: 4 }));
     all.push(Box::new(DistributeOffsets { segments: 1, starts: 2, offsets: 3, segs: 4, n: 5 }));
+    all.push(Box::new(DistributeTables { offsets: 1, chunk: 2, segments: 3, blocks: 4, max_blocks: 5 }));
     all
 }
 

@@ -4,12 +4,13 @@
 //! storage, the second back, then the segmented sort of buckets given by
 //! offsets sorts each bucket in place (buckets past a block's 8192 items by
 //! the merge sort). The second pass's segments are the first pass's buckets,
-//! known only once it ran: the plan sizes its tables for the most blocks
-//! any such cut can make.
+//! known only once it ran: a kernel makes its tables on the GPU, and the
+//! plan sizes them, and the pass's grids, for the most blocks any such cut
+//! can make.
 
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_THREADS, SegmentWork, THREADS, WAYS, count_smem_bytes,
-    sample_smem_bytes, scatter_smem_bytes,
+    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_THREADS, SegmentWork, TABLES_THREADS, THREADS, WAYS,
+    count_smem_bytes, sample_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
 };
 
 use crate::error::{Error, Result};
@@ -101,9 +102,9 @@ impl SamplePlan {
             ..OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize)
         };
         let buckets_at = l.region(buckets.temp_bytes);
-        // Long buckets by the merge sort, which first scans their order: a
-        // long equality bucket (one value making much of the input) is
-        // found sorted in one read.
+        // Long buckets by the merge sort, which first scans their order (a
+        // bucket between splitters may hold few distinct keys). Equality
+        // buckets are sorted already: nothing sorts them.
         let segment_opts = SortOptions { algorithm: Algorithm::MergeSort, presorted: Presorted::Always, ..*opts };
         let offsets_shapes = [p.elementwise(BUCKETS as usize + 1), p.elementwise(segs * BUCKETS as usize + 1)];
         Ok(SamplePlan {
@@ -179,6 +180,11 @@ impl SamplePlan {
         Shape::new(blocks as u32, THREADS).with_smem(count_smem_bytes(self.kind.key_bytes() as u32))
     }
 
+    /// One block: the second pass's tables.
+    pub fn tables_shape(&self) -> Shape {
+        Shape::new(1, TABLES_THREADS).with_smem(tables_smem_bytes(TABLES_THREADS))
+    }
+
     /// One block.
     pub fn scan_shape(&self) -> Shape {
         Shape::new(1, SCAN_THREADS).with_smem(8 * SCAN_THREADS)
@@ -208,6 +214,7 @@ impl Launches for SamplePlan {
         out.push((KernelId::plain(Family::DistributeScanReduce), parts));
         out.push((KernelId::plain(Family::DistributeScanDown), parts));
         out.push((KernelId::plain(Family::DistributeOffsets), self.offsets_shapes[1]));
+        out.push((KernelId::plain(Family::DistributeTables), self.tables_shape()));
     }
 }
 
@@ -251,7 +258,8 @@ mod tests {
             let keys = SamplePlan::new(&SortOptions::default(), ItemKind::U32, n, &crate::policy::HOPPER).unwrap();
             assert!(keys.temp_bytes >= n * 5, "n={n}: the keys between the passes and their labels");
             assert_eq!(p.segment_opts.algorithm, Algorithm::MergeSort, "long buckets by the merge sort");
-            assert_eq!(p.segment_opts.presorted, Presorted::Always, "an equality bucket found sorted");
+            assert_eq!(p.segment_opts.presorted, Presorted::Always, "a long bucket's order scanned first");
+            assert!(p.buckets.odd_equal, "equality buckets are left as they are");
         }
         assert!(matches!(
             SamplePlan::new(&SortOptions::default(), ItemKind::U32, u32::MAX as usize + 1, &crate::policy::HOPPER),

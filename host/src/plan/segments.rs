@@ -147,18 +147,13 @@ pub(crate) struct OffsetsPlan {
     pub lists: usize,
     pub room: usize,
     /// Whether the odd segments are runs of equal keys in input order (the
-    /// sample sort's equality buckets): sorted already, so the long ones
-    /// are left as they are when enough of them would each cost a merge
-    /// sort's scan and wait ([`OffsetsPlan::EQUAL_RUNS_MIN_LONG`]).
+    /// sample sort's equality buckets): sorted already, so no kernel and no
+    /// merge sort touches them, however long.
     pub odd_equal: bool,
     pub temp_bytes: usize,
 }
 
 impl OffsetsPlan {
-    /// Long segments from which a plan with `odd_equal` reads the offsets
-    /// back (one copy of all of them) to leave the long equal runs alone.
-    pub const EQUAL_RUNS_MIN_LONG: usize = 4;
-
     pub fn new(shape: SortShape, n: usize, segments: usize) -> Self {
         let room = segment_lists_bound(n as u64, segments as u64) as usize;
         let mut l = Layout::default();
