@@ -50,8 +50,8 @@ pub enum Algorithm {
     /// buckets), which the segmented sort then sorts (`docs/PERFORMANCE.md`
     /// has the design). Built-in keys of up to `u32::MAX` items; stable
     /// through ranks as the other sorts. It waits once for the GPU (the
-    /// first pass's bucket sizes): while the stream is being captured into
-    /// a CUDA graph, the merge sort runs instead.
+    /// size classes of its final buckets): while the stream is being
+    /// captured into a CUDA graph, the merge sort runs instead.
     SampleSort,
 }
 
