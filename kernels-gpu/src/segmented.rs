@@ -31,8 +31,8 @@ use crate::warp;
 unsafe fn class_of(off: *const u32, i: usize, odd_sorted: bool) -> (bool, u32) {
     // SAFETY: i + 1 <= segs.
     let (a, b) = unsafe { (*off.add(i), *off.add(i + 1)) };
-    let sorted = a > b || (odd_sorted && i % 2 == 1);
-    (a <= b, if sorted { 0 } else { segment_class(b - a) })
+    let unlisted = a > b || (odd_sorted && i % 2 == 1);
+    (a <= b, if unlisted { 0 } else { segment_class(b - a) })
 }
 
 /// Calls `f(class, lanes)` once per distinct class among the lanes whose
