@@ -369,8 +369,9 @@ pub const fn custom_item_bytes(key_bytes: usize, key_align: usize, val_bytes: us
 /// use warpsort_kernels::config::distribute::*;
 /// assert_eq!(BUCKETS, 2 * WAYS);
 /// assert!(MIN_OVERSAMPLE.is_power_of_two() && MAX_OVERSAMPLE.is_power_of_two() && MIN_OVERSAMPLE <= MAX_OVERSAMPLE);
-/// // Keys, then the per-bucket counters (u32) and a spare one.
-/// assert_eq!(count_smem_bytes(4), 4 * WAYS + 4 * (BUCKETS + 1));
+/// // Keys, then the per-bucket counters (u32) and a spare one, then the
+/// // splitters' directory.
+/// assert_eq!(count_smem_bytes(4), 4 * WAYS + 4 * (BUCKETS + 1) + 2 * DIRECTORY_CELLS + (DIRECTORY_CELLS + 4) + 4);
 /// ```
 pub mod distribute {
     /// Ways a pass splits a segment: a power of two. Two passes make
@@ -407,11 +408,40 @@ pub mod distribute {
         8 * threads + 4 * BUCKETS + 8 * BUCKETS
     }
 
+    /// Cells of a segment's splitters' directory (`distribute::Directory`):
+    /// a power of two, four a way, so that spread splitters leave one or two
+    /// in a cell.
+    pub const DIRECTORY_CELLS: u32 = 1 << LOG_DIRECTORY_CELLS;
+    /// `log2(DIRECTORY_CELLS)`.
+    pub const LOG_DIRECTORY_CELLS: u32 = LOG_WAYS + 2;
+
+    /// Where the counting kernel's shared regions start (bytes past the
+    /// splitters; `distribute::count` reads them): a `u32` counter per
+    /// bucket and a spare one (for the slots of a tile past the chunk), the
+    /// directory's entries (`u16`), the splitters below each cell and past
+    /// the last (a byte each), the widest cell (`u32`), and the end.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::distribute::*;
+    /// let at = count_regions();
+    /// assert_eq!(at[1] - at[0], 4 * (BUCKETS + 1));
+    /// assert_eq!(at[3] % 4, 0, "the widest cell a whole word");
+    /// ```
+    pub const fn count_regions() -> [u32; 5] {
+        let sizes = [4 * (BUCKETS + 1), 2 * DIRECTORY_CELLS, (DIRECTORY_CELLS + 1).next_multiple_of(4), 4];
+        let mut at = [0; 5];
+        let mut i = 0;
+        while i < sizes.len() {
+            at[i + 1] = at[i] + sizes[i];
+            i += 1;
+        }
+        at
+    }
+
     /// Shared bytes of the counting kernel: the splitters (`WAYS` keys of
-    /// `key_bytes`, the last a pad), then a `u32` counter per bucket and a
-    /// spare one (for the slots of a tile past the chunk).
+    /// `key_bytes`, the last a pad), then its [`count_regions`].
     pub const fn count_smem_bytes(key_bytes: u32) -> u32 {
-        splitters_bytes(key_bytes) + 4 * (BUCKETS + 1)
+        splitters_bytes(key_bytes) + count_regions()[4]
     }
 
     /// Keys a thread of the counting kernel classifies at once (their

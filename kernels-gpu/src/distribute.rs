@@ -8,9 +8,9 @@
 //!    in each, so neither sorted nor periodic input fools it) and keeps
 //!    every `oversample`-th (more samples where buckets would be long);
 //! 2. [`count`]: a block per chunk of a segment ([`BlockWork`]) classifies
-//!    its keys against the segment's splitters in shared memory (a descent
-//!    of their search tree, [`tree_place`], `LOG_WAYS` levels, several keys
-//!    at once: [`classify_all`]) and counts them
+//!    its keys against the segment's splitters in shared memory (a key's
+//!    cell of their [`directory`] gives the splitters below it, a short
+//!    search the rest; several keys at once: [`classify_all`]) and counts them
 //!    per bucket; the counts are stored bucket-major within the segment, so
 //!    that one exclusive scan of all of them gives every (block, bucket) its
 //!    first output position ([`scan_counts`] in one block, or
@@ -37,7 +37,8 @@
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::arch::{
-    agree, all, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_idx, shfl_up,
+    agree, all, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_bfly, shfl_idx,
+    shfl_up,
     sync_block, sync_warp, thread_idx,
 };
 use crate::encode::Encoding;
@@ -45,106 +46,264 @@ use crate::encode::Encoding;
 use crate::{encode::Plain, ordered::View};
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, COUNT_ITEMS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS, scatter_regions, splitters_bytes,
+    BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, LOG_DIRECTORY_CELLS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS,
+    count_regions, scatter_regions, splitters_bytes,
 };
-
-/// Where a segment's `WAYS - 1` sorted splitters sit in shared memory: as
-/// a search tree in breadth-first order (Eytzinger's layout), node `j`
-/// (from 1; its children `2j` and `2j + 1`) holding the splitter at sorted
-/// place `tree_place(j)`. A level of `2^d` nodes lies in `2^d` consecutive
-/// words, so the first six levels of a search never conflict over a bank;
-/// sorted, every probe of a level would fall in one or two banks.
-///
-/// ```
-/// use warpsort_kernels::distribute::tree_place;
-/// use warpsort_kernels::config::distribute::WAYS;
-/// assert_eq!(tree_place(1), WAYS / 2 - 1, "the root: the median splitter");
-/// assert_eq!((tree_place(2), tree_place(3)), (WAYS / 4 - 1, 3 * WAYS / 4 - 1));
-/// assert_eq!(tree_place(WAYS - 1), WAYS - 2, "the last leaf: the largest");
-/// ```
-#[inline(always)]
-pub const fn tree_place(node: u32) -> u32 {
-    let depth = 31 - node.leading_zeros();
-    ((2 * (node - (1 << depth)) + 1) << (LOG_WAYS - 1 - depth)) - 1
-}
-
-/// The splitter tree of `sorted` (`WAYS - 1` keys): `tree[j]` holds
-/// `sorted[tree_place(j)]`, `tree[0]` is unused ([`tree_place`]).
-pub fn splitter_tree<T: Copy + Default>(sorted: &[T]) -> [T; WAYS as usize] {
-    let mut tree = [T::default(); WAYS as usize];
-    let mut j = 1;
-    while j < WAYS {
-        tree[j as usize] = sorted[tree_place(j) as usize];
-        j += 1;
-    }
-    tree
-}
-
-/// The node of the splitter tree ([`tree_place`]) that holds the splitter
-/// at sorted place `place` (below `WAYS - 1`); `WAYS - 1` gives the root.
-///
-/// ```
-/// use warpsort_kernels::distribute::{tree_node, tree_place};
-/// use warpsort_kernels::config::distribute::WAYS;
-/// assert!((1..WAYS).all(|j| tree_node(tree_place(j)) == j));
-/// assert_eq!(tree_node(WAYS - 1), 1);
-/// ```
-#[inline(always)]
-pub const fn tree_node(place: u32) -> u32 {
-    let q = place + 1;
-    (q + WAYS) >> (q.trailing_zeros() + 1)
-}
 
 /// The bucket of `k` given its label, the number of splitters below it
 /// (what [`count`] stores): `2 * label`, or `2 * label + 1` when `k` equals
-/// the splitter at sorted place `label`. A key above every splitter has
-/// label `WAYS - 1`, which [`tree_node`] maps to the root, a splitter below
-/// the key: no branch.
+/// the splitter at `label`. `sorted` holds the segment's splitters in order
+/// and a pad past them equal to the last: a key above every splitter has
+/// label `WAYS - 1` and is above the pad too (no branch).
+///
+/// ```
+/// use warpsort_kernels::distribute::bucket_of_label;
+/// let sorted = [10u32, 20, 20, 30, 30]; // (five ways: WAYS is larger)
+/// let bucket = |label, k| unsafe { bucket_of_label(sorted.as_ptr(), label, k) };
+/// assert_eq!((bucket(0, 5), bucket(0, 10), bucket(1, 15), bucket(1, 20), bucket(3, 30)), (0, 1, 2, 3, 7));
+/// assert_eq!(bucket(4, 31), 8, "above every splitter, and the pad");
+/// ```
 ///
 /// # Safety
-/// `tree` holds `WAYS` keys; `label` is `k`'s among them.
+/// `sorted` holds `WAYS` keys; `label` is `k`'s among them.
 #[inline(always)]
-pub unsafe fn bucket_of_label<T: Copy + PartialEq>(tree: *const T, label: u32, k: T) -> u32 {
-    // SAFETY: tree_node(label) < WAYS.
-    2 * label + (unsafe { *tree.add(tree_node(label) as usize) } == k) as u32
+pub unsafe fn bucket_of_label<T: Copy + PartialEq>(sorted: *const T, label: u32, k: T) -> u32 {
+    // SAFETY: label < WAYS.
+    2 * label + (unsafe { *sorted.add(label as usize) } == k) as u32
 }
 
-/// The bucket of `k` among a segment's `WAYS - 1` sorted splitters, given
-/// as their tree at `tree` ([`tree_place`]): `2i` for
-/// `s[i - 1] < k < s[i]`, `2i + 1` for `k == s[i]`, where `i` counts the
-/// splitters below `k` ([`classify_all`] of one key).
-///
-/// # Safety
-/// `tree` holds `WAYS` keys.
-#[inline(always)]
-pub unsafe fn classify<T: Copy + PartialOrd>(tree: *const T, k: T) -> u32 {
-    // SAFETY: the caller's contract.
-    unsafe { classify_all(tree, &[k])[0] }
+/// A key word the distribution classifies (`u32`, `u64`: ordered words),
+/// as far as the splitters' [`Directory`] needs: how far a key lies above
+/// a segment's least splitter, in cells.
+pub trait CellWord: Copy + PartialOrd + Default {
+    /// The bits of `hi - lo` (`lo <= hi`; 0 when they are equal).
+    fn span_bits(lo: Self, hi: Self) -> u32;
+    /// `(self - lo) >> shift`, 0 for a key below `lo`, at most `last`.
+    fn cell(self, lo: Self, shift: u32, last: u32) -> u32;
 }
 
-/// The buckets of `N` keys (as [`classify`]): a branch-free descent of the
-/// splitter tree, `LOG_WAYS` levels, the `N` searches a level at a time
-/// together so that their shared loads overlap; then each key's equality
-/// test against the first splitter not below it, one load
-/// ([`bucket_of_label`]), so that the descent carries no splitter along.
+macro_rules! cell_word {
+    ($t:ty) => {
+        impl CellWord for $t {
+            #[inline(always)]
+            fn span_bits(lo: Self, hi: Self) -> u32 {
+                <$t>::BITS - (hi - lo).leading_zeros()
+            }
+            #[inline(always)]
+            fn cell(self, lo: Self, shift: u32, last: u32) -> u32 {
+                (self.saturating_sub(lo) >> shift).min(last as $t) as u32
+            }
+        }
+    };
+}
+cell_word!(u32);
+cell_word!(u64);
+
+/// A segment's splitters' directory, the way [`classify_all`] finds a key's
+/// bucket: the keys from the least splitter `lo` on are cut into
+/// [`DIRECTORY_CELLS`] cells of `2^shift` keys (the first cell takes every
+/// key below `lo` too, the last every key above), `shift` the fewest bits
+/// that leave the greatest splitter in the last cell. A cell's entry holds
+/// the splitters below it (a byte) and those within it (a byte above): the
+/// key's label is the first plus those of its cell below it, a binary search
+/// of `depth` steps, the most any cell of the segment needs (a block's
+/// searches stay in step). Spread splitters leave one or two in a cell
+/// (`depth` 1 or 2, where a search of all `WAYS - 1` takes `LOG_WAYS`);
+/// splitters of few distinct values crowd one cell, and `depth` grows back
+/// to `LOG_WAYS`.
+///
+/// ```
+/// use warpsort_kernels::distribute::{Directory, directory_of};
+/// use warpsort_kernels::config::distribute::{DIRECTORY_CELLS, WAYS};
+/// // Evenly spread splitters, 2^24 apart: cells of 2^22 keys.
+/// let sorted: Vec<u32> = (1..=WAYS).map(|i| (i << 24).min((WAYS - 1) << 24)).collect();
+/// let (d, entries) = directory_of(&sorted);
+/// assert_eq!(d, Directory { shift: 22, depth: 1 });
+/// assert_eq!(entries[4], 1 | 1 << 8, "one splitter below cell 4 (1 << 24), one in it (2 << 24)");
+/// // All splitters equal: one cell holds them all.
+/// let (d, entries) = directory_of(&[7u64; WAYS as usize]);
+/// assert_eq!((d.depth, entries[0], entries[DIRECTORY_CELLS as usize - 1]), (8, 255 << 8, 255));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Directory {
+    /// Keys a cell spans: `2^shift`.
+    pub shift: u32,
+    /// Steps of the search within a cell: the bits of the most splitters
+    /// a cell holds.
+    pub depth: u32,
+}
+
+impl Directory {
+    /// The directory's `shift` for splitters `sorted` (`WAYS` keys).
+    ///
+    /// # Safety
+    /// `sorted` holds `WAYS` keys in order.
+    #[inline(always)]
+    unsafe fn shift<T: CellWord>(sorted: *const T) -> (T, u32) {
+        // SAFETY: WAYS keys.
+        let (lo, hi) = unsafe { (*sorted, *sorted.add(WAYS as usize - 2)) };
+        (lo, T::span_bits(lo, hi).saturating_sub(LOG_DIRECTORY_CELLS))
+    }
+
+    /// The splitters below cell `c` (`c <= DIRECTORY_CELLS`): those of an
+    /// earlier cell, found by a binary search.
+    ///
+    /// # Safety
+    /// `sorted` holds `WAYS` keys in order; `lo` and `shift` are theirs.
+    #[inline(always)]
+    unsafe fn below_cell<T: CellWord>(sorted: *const T, lo: T, shift: u32, c: u32) -> u32 {
+        let (last, mut below, mut step) = (DIRECTORY_CELLS - 1, 0u32, WAYS / 2);
+        while step > 0 {
+            // below + step <= WAYS - 1: the steps sum to WAYS - 1.
+            // SAFETY: below + step - 1 < WAYS - 1.
+            let s = unsafe { *sorted.add((below + step - 1) as usize) };
+            if s.cell(lo, shift, last) < c {
+                below += step;
+            }
+            step /= 2;
+        }
+        below
+    }
+
+    /// The steps that search `within` splitters: its bits.
+    #[inline(always)]
+    const fn depth(within: u32) -> u32 {
+        32 - within.leading_zeros()
+    }
+}
+
+/// The directory of the splitters `sorted` (`WAYS` keys in order, the last a
+/// pad) made on the host, as [`directory`] makes it in a block: its shape
+/// and entries (tests and examples).
+pub fn directory_of<T: CellWord>(sorted: &[T]) -> (Directory, [u16; DIRECTORY_CELLS as usize]) {
+    assert_eq!(sorted.len(), WAYS as usize);
+    let p = sorted.as_ptr();
+    // SAFETY: WAYS keys in order.
+    let (lo, shift) = unsafe { Directory::shift(p) };
+    // SAFETY: as above.
+    let below = |c| if c == DIRECTORY_CELLS { WAYS - 1 } else { unsafe { Directory::below_cell(p, lo, shift, c) } };
+    let mut entries = [0u16; DIRECTORY_CELLS as usize];
+    let mut widest = 0;
+    for (c, e) in (0..DIRECTORY_CELLS).zip(entries.iter_mut()) {
+        let (first, within) = (below(c), below(c + 1) - below(c));
+        *e = (first | within << 8) as u16;
+        widest = widest.max(within);
+    }
+    (Directory { shift, depth: Directory::depth(widest) }, entries)
+}
+
+/// The block makes the directory of the splitters at `sorted` (in shared
+/// memory, loaded) at `entries`: each thread finds the splitters below its
+/// cells (`firsts`, a byte a cell and one past), then packs each cell's
+/// entry and the warp's widest cell meets the block's at `widest`.
 ///
 /// # Safety
-/// `tree` holds `WAYS` keys.
+/// `sorted` holds `WAYS` keys in order, the last a pad; `firsts` room for
+/// `DIRECTORY_CELLS + 1` bytes, `entries` for `DIRECTORY_CELLS` entries,
+/// `widest` a `u32`, none of them shared with other data; the whole block
+/// calls it, past a barrier after the splitters' loads.
 #[inline(always)]
-pub unsafe fn classify_all<T: Copy + PartialOrd, const N: usize>(tree: *const T, k: &[T; N]) -> [u32; N] {
-    let mut node = [1u32; N];
-    for _ in 0..LOG_WAYS {
+pub unsafe fn directory<T: CellWord>(sorted: *const T, firsts: *mut u8, entries: *mut u16, widest: *mut u32) -> Directory {
+    let (t, threads) = (thread_idx(), block_dim());
+    // SAFETY: WAYS keys in order.
+    let (lo, shift) = unsafe { Directory::shift(sorted) };
+    let mut c = t;
+    while c <= DIRECTORY_CELLS {
+        let first = if c == DIRECTORY_CELLS {
+            WAYS - 1
+        } else {
+            // SAFETY: as above.
+            unsafe { Directory::below_cell(sorted, lo, shift, c) }
+        };
+        // SAFETY: c <= DIRECTORY_CELLS; a label fits a byte (LOG_WAYS <= 8).
+        unsafe { *firsts.add(c as usize) = first as u8 };
+        c += threads;
+    }
+    if t == 0 {
+        // SAFETY: the block's word.
+        unsafe { *widest = 0 };
+    }
+    sync_block();
+    let mut wide = 0;
+    let mut c = t;
+    while c < DIRECTORY_CELLS {
+        // SAFETY: c + 1 <= DIRECTORY_CELLS.
+        let (first, next) = unsafe { (*firsts.add(c as usize) as u32, *firsts.add(c as usize + 1) as u32) };
+        // SAFETY: c < DIRECTORY_CELLS.
+        unsafe { *entries.add(c as usize) = (first | (next - first) << 8) as u16 };
+        wide = wide.max(next - first);
+        c += threads;
+    }
+    let mut d = 1;
+    while d < WARP_SIZE {
+        wide = wide.max(shfl_bfly(wide, d));
+        d *= 2;
+    }
+    if lane_id() == 0 {
+        // SAFETY: the block's word.
+        unsafe { AtomicU32::from_ptr(widest) }.fetch_max(wide, Relaxed);
+    }
+    sync_block();
+    // SAFETY: as above.
+    Directory { shift, depth: Directory::depth(unsafe { *widest }) }
+}
+
+/// The buckets of `N` keys among a segment's splitters (`sorted`, with its
+/// [`Directory`] `d` and `entries`): `2i` for `s[i - 1] < k < s[i]`,
+/// `2i + 1` for `k == s[i]`, where `i` counts the splitters below `k`.
+/// Each key's cell gives the splitters below it and those within it; a
+/// binary search of `d.depth` steps counts those of the cell below the key,
+/// the `N` searches a step at a time together so that their shared loads
+/// overlap; then the equality test, one load ([`bucket_of_label`]).
+///
+/// ```
+/// use warpsort_kernels::distribute::{classify_all, directory_of};
+/// use warpsort_kernels::config::distribute::WAYS;
+/// let sorted: Vec<u32> = (0..WAYS).map(|i| 10 * i.min(WAYS - 2)).collect();
+/// let (d, entries) = directory_of(&sorted);
+/// // SAFETY: WAYS splitters in order, the last a pad, and their directory.
+/// let got = unsafe { classify_all(sorted.as_ptr(), entries.as_ptr(), d, &[0, 5, 10, 2540, 9999]) };
+/// assert_eq!(got, [1, 2, 3, 2 * 254 + 1, 2 * 255]);
+/// ```
+///
+/// # Safety
+/// `sorted` holds `WAYS` keys in order, the last a pad equal to the one
+/// before; `entries` and `d` their directory.
+#[inline(always)]
+pub unsafe fn classify_all<T: CellWord, const N: usize>(
+    sorted: *const T,
+    entries: *const u16,
+    d: Directory,
+    k: &[T; N],
+) -> [u32; N] {
+    // SAFETY: WAYS keys.
+    let lo = unsafe { *sorted };
+    let mut below = [0u32; N];
+    let mut end = [0u32; N];
+    for r in 0..N {
+        let c = k[r].cell(lo, d.shift, DIRECTORY_CELLS - 1);
+        // SAFETY: c < DIRECTORY_CELLS.
+        let e = unsafe { *entries.add(c as usize) } as u32;
+        (below[r], end[r]) = (e & 0xff, (e & 0xff) + (e >> 8));
+    }
+    let mut step = 1 << d.depth;
+    for _ in 0..d.depth {
+        step /= 2;
         for r in 0..N {
-            // SAFETY: node < WAYS above the last level.
-            let v = unsafe { *tree.add(node[r] as usize) };
-            node[r] = 2 * node[r] + (v < k[r]) as u32;
+            // The searched splitter, clamped into the array (past `end` it
+            // only decides nothing).
+            let probe = below[r] + step;
+            // SAFETY: probe - 1 < WAYS.
+            let s = unsafe { *sorted.add((probe.min(WAYS) - 1) as usize) };
+            if probe <= end[r] && s < k[r] {
+                below[r] = probe;
+            }
         }
     }
     let mut out = [0u32; N];
     for r in 0..N {
-        // node - WAYS: the splitters below the key, its label.
-        // SAFETY: the tree holds WAYS keys; the label is the key's.
-        out[r] = unsafe { bucket_of_label(tree, node[r] - WAYS, k[r]) };
+        // SAFETY: below[r] is the key's label, below WAYS.
+        out[r] = unsafe { bucket_of_label(sorted, below[r], k[r]) };
     }
     out
 }
@@ -262,10 +421,11 @@ const _: () =
     assert!(WARP_SIZE * SCATTER_ITEMS < 1 << Tag::RANK_BITS && (BUCKETS as u64) << Tag::RANK_BITS <= u32::MAX as u64);
 
 /// The start of [`count`] and [`scatter`]: the block's number and chunk
-/// (`blocks[block_idx()]`), its segment's splitter tree ([`tree_place`])
-/// loaded at the start of the shared memory, and the shared memory past it
-/// (8-byte aligned); `None` for a block past the pass's (an entry of no
-/// blocks: [`tables`] sizes a grid for the most a pass can have).
+/// (`blocks[block_idx()]`), its segment's splitters loaded in order at the
+/// start of the shared memory (a pad past them equal to the last:
+/// [`bucket_of_label`]), and the shared memory past them (8-byte aligned);
+/// `None` for a block past the pass's (an entry of no blocks: [`tables`]
+/// sizes a grid for the most a pass can have).
 ///
 /// # Safety
 /// `blocks` holds one entry per block, `splitters` `WAYS` keys per segment;
@@ -281,16 +441,16 @@ unsafe fn block_start<T: Copy>(
     if w.count == 0 {
         return None;
     }
-    let tree = dynamic_smem::<T>();
-    let mut j = thread_idx() + 1;
+    let sorted = dynamic_smem::<T>();
+    let mut j = thread_idx();
     while j < WAYS {
-        // SAFETY: node j < WAYS of the tree; its splitter among the segment's.
-        unsafe { *tree.add(j as usize) = *splitters.add((w.segment * WAYS + tree_place(j)) as usize) };
+        // SAFETY: j < WAYS slots; the segment's splitters, the last twice.
+        unsafe { *sorted.add(j as usize) = *splitters.add((w.segment * WAYS + j.min(WAYS - 2)) as usize) };
         j += block_dim();
     }
     // SAFETY: the rest of the shared memory begins past the splitters.
     let rest = unsafe { dynamic_smem::<u8>().add(splitters_bytes(size_of::<T>() as u32) as usize) };
-    Some((b, w, tree, rest))
+    Some((b, w, sorted, rest))
 }
 
 /// `f(j)` for every bucket, the block's threads in turn.
@@ -311,14 +471,15 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 }
 
 /// Block `b` counts the keys of its chunk (`blocks[b]`) per bucket of its
-/// segment into `counts` (see [`count_slot`]): `COUNT_ITEMS` keys a thread
-/// at a time, classified together ([`classify_all`]), then counted by shared
-/// atomics. Unless `labels` is null, each key's label, the number of
-/// splitters below it, goes there at the key's place, so that the
-/// [`scatter`] need not search again ([`bucket_of_label`]). A block past
-/// the pass's (its entry has no blocks) zeroes counts `b * BUCKETS` to
-/// `(b + 1) * BUCKETS`, which lie past every other block's, so that the
-/// scan of all of them still sums to the keys.
+/// segment into `counts` (see [`count_slot`]): the block makes its
+/// splitters' [`directory`], then classifies `COUNT_ITEMS` keys a thread at
+/// a time together ([`classify_all`]) and counts them by shared atomics.
+/// Unless `labels` is null, each key's label, the number of splitters below
+/// it, goes there at the key's place, so that the [`scatter`] need not
+/// search again ([`bucket_of_label`]). A block past the pass's (its entry
+/// has no blocks) zeroes counts `b * BUCKETS` to `(b + 1) * BUCKETS`, which
+/// lie past every other block's, so that the scan of all of them still sums
+/// to the keys.
 ///
 /// # Safety
 /// `keys` (and `labels`) hold the chunks' keys (and a byte each), `blocks` one
@@ -327,7 +488,7 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// [`count_smem_bytes`](crate::config::distribute::count_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn count<T: Copy + PartialOrd + Default>(
+pub unsafe fn count<T: CellWord>(
     keys: *const T,
     blocks: *const BlockWork,
     splitters: *const T,
@@ -342,10 +503,16 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
         for_each_bucket(|j| unsafe { *counts.add(past + j as usize) = 0 });
         return;
     };
-    let counters = rest.cast::<u32>();
+    let regions = count_regions();
+    // SAFETY: the regions lie within count_smem_bytes past the splitters.
+    let region = |i: usize| unsafe { rest.add(regions[i] as usize) };
+    let (counters, entries, firsts, widest) =
+        (region(0).cast::<u32>(), region(1).cast::<u16>(), region(2), region(3).cast::<u32>());
     // SAFETY: j < BUCKETS.
     for_each_bucket(|j| unsafe { *counters.add(j as usize) = 0 });
     sync_block();
+    // SAFETY: the splitters are loaded, the regions the directory's alone.
+    let d = unsafe { directory(s, firsts, entries, widest) };
     let (t, threads) = (thread_idx() as u64, block_dim() as u64);
     let mut at = w.start;
     while at < w.end {
@@ -363,8 +530,8 @@ pub unsafe fn count<T: Copy + PartialOrd + Default>(
         for key in k.iter_mut() {
             *key = enc.apply(*key);
         }
-        // SAFETY: the splitters are loaded.
-        let buckets = unsafe { classify_all(s, &k) };
+        // SAFETY: the splitters and their directory are made.
+        let buckets = unsafe { classify_all(s, entries, d, &k) };
         for (r, &bucket) in buckets.iter().enumerate() {
             // A slot past the chunk counts into the spare counter (no
             // branch: every search runs ahead of its count).

@@ -12,12 +12,12 @@ mod common;
 use common::Ptr;
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, MAX_OVERSAMPLE, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes,
-    scatter_smem_bytes, segments, tables_smem_bytes,
+    BUCKETS, BlockWork, DIRECTORY_CELLS, MAX_OVERSAMPLE, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes,
+    sample_smem_bytes, scatter_smem_bytes, segments, tables_smem_bytes,
 };
 use warpsort_kernels::distribute::{
-    bucket_of_label, bucket_offsets, classify, classify_all, count, sample_splitters, scan_counts, scan_down,
-    scan_reduce, scatter, splitter_tree, tables,
+    CellWord, bucket_of_label, bucket_offsets, classify_all, count, directory, directory_of, sample_splitters,
+    scan_counts, scan_down, scan_reduce, scatter, tables,
 };
 use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
 use warpsort_kernels::ordered::{Fields, View, field, mode};
@@ -107,7 +107,7 @@ struct Pass<T> {
 }
 
 /// A key word of the pass: `u32` or `u64`.
-trait Word: EncodedWord + PartialOrd + Default + std::fmt::Debug + Send + Sync + 'static {}
+trait Word: EncodedWord + CellWord + std::fmt::Debug + Send + Sync + 'static {}
 impl Word for u32 {}
 impl Word for u64 {}
 
@@ -211,12 +211,10 @@ fn check<T: Word>(keys: &[T], segs: &[(u64, u64)], p: &Pass<T>, what: &str) -> u
         }
         let split = &p.splitters[s * WAYS as usize..][..WAYS as usize - 1];
         assert!(split.windows(2).all(|w| w[0] <= w[1]), "{what}: segment {s}'s splitters unsorted");
-        let tree = splitter_tree(split);
         for j in 0..b {
             let (lo, hi) = (p.offsets[s * b + j] as u64, p.offsets[s * b + j + 1] as u64);
             for i in lo..hi {
-                // SAFETY: a tree of WAYS keys.
-                let got = unsafe { classify(tree.as_ptr(), p.keys[i as usize]) } as usize;
+                let got = reference_bucket(split, p.keys[i as usize]) as usize;
                 assert_eq!(got, j, "{what}: key {:?} at {i} in bucket {j} of segment {s}", p.keys[i as usize]);
             }
             let moved = &p.vals[lo as usize..hi as usize];
@@ -244,42 +242,87 @@ fn check_keys_alone<T: Word + Ord>(alone: &Pass<T>, with: &Pass<T>, what: &str) 
     }
 }
 
+/// The bucket of `k` among sorted splitters `split` (`WAYS - 1`): `2i`
+/// between splitters `i - 1` and `i`, `2i + 1` equal to splitter `i`.
+fn reference_bucket<T: PartialOrd>(split: &[T], k: T) -> u32 {
+    let below = split.iter().filter(|&s| *s < k).count();
+    2 * below as u32 + (below < split.len() && split[below] == k) as u32
+}
+
+/// `split` (`WAYS - 1` sorted splitters) with the pad past them that the
+/// kernels load: the last again.
+fn padded<T: Copy>(split: &[T]) -> Vec<T> {
+    let mut sorted = split.to_vec();
+    sorted.push(*split.last().unwrap());
+    sorted
+}
+
 #[test]
 fn labels_give_the_buckets() {
     let split: Vec<u32> = (1..WAYS).map(|i| i * 10).collect();
-    let tree = splitter_tree(&split);
+    let sorted = padded(&split);
     for k in (0..WAYS * 10 + 20).chain([u32::MAX, 1 << 31]) {
         let below = split.iter().filter(|&&s| s < k).count() as u32;
-        // SAFETY: a tree of WAYS keys.
-        let (want, got) = unsafe { (classify(tree.as_ptr(), k), bucket_of_label(tree.as_ptr(), below, k)) };
-        assert_eq!(got, want, "key {k}");
+        // SAFETY: WAYS keys.
+        assert_eq!(unsafe { bucket_of_label(sorted.as_ptr(), below, k) }, reference_bucket(&split, k), "key {k}");
+    }
+}
+
+/// Random splitters of `T` over `spread` values from `base` (sorted, with
+/// their pad), and keys around them: equal to one, between, below the
+/// least and above the greatest.
+fn splitters_and_keys<T: Word>(r: &mut Rng, base: u64, spread: u64) -> (Vec<T>, Vec<T>) {
+    let mut split: Vec<u64> = (0..WAYS - 1).map(|_| base.wrapping_add(r.next() % spread)).collect();
+    split.sort_unstable();
+    let mut keys: Vec<u64> = (0..64).map(|_| base.wrapping_add(r.next() % (spread + 2))).collect();
+    keys.extend((0..16).map(|_| split[(r.next() % split.len() as u64) as usize]));
+    keys.extend([split[0], split[0].saturating_sub(1), 0, split[WAYS as usize - 2], u64::MAX]);
+    let t = |v: &[u64]| v.iter().map(|&x| T::from_u64(x)).collect::<Vec<T>>();
+    let (mut sorted, keys) = (t(&split), t(&keys));
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    (padded(&sorted), keys)
+}
+
+/// Every key of [`splitters_and_keys`] classified through the splitters'
+/// directory, four at a time as the count kernel runs them, against the
+/// reference; the directory made by a block (`directory`, emulated) is the
+/// host's (`directory_of`).
+fn classify_against_the_reference<T: Word>(seed: u64) {
+    let mut r = Rng(seed);
+    for round in 0..300 {
+        // Few values, spread ones, all of the word, clustered ones far up.
+        let spread = [1u64, 4, 64, 1 << 20, 1 << 32, u64::MAX / 3][round % 6];
+        let base = if round % 4 == 3 { r.next() >> 1 } else { 0 };
+        let (sorted, keys) = splitters_and_keys::<T>(&mut r, base, spread);
+        let split = &sorted[..WAYS as usize - 1];
+        let (d, entries) = directory_of(&sorted);
+        assert!(d.depth >= 1 && d.depth <= 8, "{d:?}");
+        for chunk in keys.chunks_exact(4) {
+            let four: [T; 4] = std::array::from_fn(|i| chunk[i]);
+            // SAFETY: WAYS splitters in order with their pad, and their directory.
+            let got = unsafe { classify_all(sorted.as_ptr(), entries.as_ptr(), d, &four) };
+            for (k, b) in four.iter().zip(got) {
+                assert_eq!(b, reference_bucket(split, *k), "key {k:?} among {split:?} ({d:?})");
+            }
+        }
+        if round % 10 == 0 {
+            let firsts = vec![0u8; DIRECTORY_CELLS as usize + 1];
+            let (made, widest) = (vec![0u16; entries.len()], vec![u32::MAX; 1]);
+            let (s, f, m, w) = (Ptr::of(&sorted), Ptr::of(&firsts), Ptr::of(&made), Ptr::of(&widest));
+            launch(1, EMU_THREADS, 0, || {
+                // SAFETY: WAYS keys in order, the regions the directory asks.
+                let got = unsafe { directory(s.get().cast_const(), f.get(), m.get(), w.get()) };
+                assert_eq!(got, d, "the block's directory's shape");
+            });
+            assert_eq!(made, entries.to_vec(), "the block's directory ({d:?})");
+        }
     }
 }
 
 #[test]
 fn classify_matches_the_reference() {
-    let mut r = Rng(99);
-    for round in 0..200 {
-        let spread = [4u64, 64, 1 << 32][round % 3];
-        let mut split: Vec<u32> = (0..WAYS - 1).map(|_| (r.next() % spread) as u32).collect();
-        split.sort_unstable();
-        let tree = splitter_tree(&split);
-        for _ in 0..200 {
-            let k = (r.next() % (spread + 2)) as u32;
-            let below = split.iter().filter(|&&s| s < k).count() as u32;
-            let want = 2 * below + (below < WAYS - 1 && split[below as usize] == k) as u32;
-            // SAFETY: a tree of WAYS keys.
-            assert_eq!(unsafe { classify(tree.as_ptr(), k) }, want, "key {k} among {split:?}");
-        }
-        // Eight searches at once, as the kernels run them.
-        let keys: [u32; 8] = std::array::from_fn(|_| (r.next() % (spread + 2)) as u32);
-        // SAFETY: a tree of WAYS keys.
-        let together = unsafe { classify_all(tree.as_ptr(), &keys) };
-        for (k, b) in keys.iter().zip(together) {
-            // SAFETY: as above.
-            assert_eq!(b, unsafe { classify(tree.as_ptr(), *k) }, "key {k} among {split:?}");
-        }
-    }
+    classify_against_the_reference::<u32>(99);
+    classify_against_the_reference::<u64>(7);
 }
 
 #[test]
