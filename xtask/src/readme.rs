@@ -199,9 +199,9 @@ mod tests {
         let root = crate::root();
         let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
         let mut rows = Vec::new();
-        for run in ["call2-bench-types-sizes-065318d-h100.jsonl", "call1-bench-dists-065318d-h100.jsonl"] {
+        for run in ["call2-bench-types-sizes-b380cac-h100.jsonl", "call3-bench-dists-b380cac-h100.jsonl"] {
             assert!(readme.contains(&run.replace(".jsonl", ".log")), "the README cites {run}");
-            let text = std::fs::read_to_string(root.join("docs/runs/2026-11-27j").join(run)).unwrap();
+            let text = std::fs::read_to_string(root.join("docs/runs/2026-11-28").join(run)).unwrap();
             rows.extend(parse(&text).unwrap());
         }
         let rewritten = rewrite(&readme, &rows).unwrap();
