@@ -75,6 +75,12 @@ pub unsafe fn bucket_of_label<T: Copy + PartialEq>(sorted: *const T, label: u32,
 /// A key word the distribution classifies (`u32`, `u64`: ordered words),
 /// as far as the splitters' [`Directory`] needs: how far a key lies above
 /// a segment's least splitter, in cells.
+///
+/// ```
+/// use warpsort_kernels::distribute::CellWord;
+/// assert_eq!(u32::span_bits(100, 100 + 4095), 12);
+/// assert_eq!((5u32.cell(100, 2, 1023), 107u32.cell(100, 2, 1023), u32::MAX.cell(100, 2, 1023)), (0, 1, 1023));
+/// ```
 pub trait CellWord: Copy + PartialOrd + Default {
     /// The bits of `hi - lo` (`lo <= hi`; 0 when they are equal).
     fn span_bits(lo: Self, hi: Self) -> u32;
@@ -201,7 +207,7 @@ pub fn directory_of<T: CellWord>(sorted: &[T]) -> (Directory, [u16; DIRECTORY_CE
 /// `sorted` holds `WAYS` keys in order, the last a pad; `firsts` room for
 /// `DIRECTORY_CELLS + 1` bytes, `entries` for `DIRECTORY_CELLS` entries,
 /// `widest` a `u32`, none of them shared with other data; the whole block
-/// calls it, past a barrier after the splitters' loads.
+/// (whole warps) calls it, past a barrier after the splitters' loads.
 #[inline(always)]
 pub unsafe fn directory<T: CellWord>(sorted: *const T, firsts: *mut u8, entries: *mut u16, widest: *mut u32) -> Directory {
     let (t, threads) = (thread_idx(), block_dim());
