@@ -1,12 +1,13 @@
-//! Sorts past 2^31 items (the index arithmetic of every step in 64 bits),
-//! checked on the GPU (sorted, and the same multiset as the input); host
-//! keys past 2^31 sorted beyond a 2 GiB device limit, checked on the CPU. Skipped
-//! with a notice where the GPU has not the ~40 GB they need free.
+//! Sorts past 2^31 items (the index arithmetic of every step in 64 bits)
+//! and of 2^32 keys (past every 32-bit count), checked on the GPU (sorted,
+//! and the same multiset as the input); host keys past 2^31 sorted beyond a
+//! 2 GiB device limit, checked on the CPU. Skipped with a notice where the
+//! GPU has not the ~40 GB (~50 GB for 2^32 keys) they need free.
 
-use warpsort::{Algorithm, Gpu, HostOptions, Order, SortOptions};
+use warpsort::{Algorithm, Error, Gpu, HostOptions, Order, SortOptions};
 
 warpsort_testkit::tests_main! {
-    gpu: [beyond_two_to_the_31, host_keys_beyond_two_to_the_31_beyond_the_gpu],
+    gpu: [beyond_two_to_the_31, two_to_the_32_keys, host_keys_beyond_two_to_the_31_beyond_the_gpu],
 }
 
 /// Past `i32::MAX` and not a multiple of any tile.
@@ -47,6 +48,34 @@ fn beyond_two_to_the_31(g: &Gpu) {
         g.sort_pairs(&mut dk, &mut dv, &SortOptions { order: Order::Descending, ..o }).unwrap();
         let after = g.check(&dk, Some(&dv), Order::Descending).unwrap();
         assert!(after.confirms(&before), "{algorithm:?} pairs: {before:?} -> {after:?}");
+    }
+}
+
+/// 2^32 keys, where a count of them no longer fits 32 bits: the default
+/// sorts them (the merge sort: the sample sort's places are 32-bit), both
+/// orders; the sample sort asked for them refuses with a typed error before
+/// any work, the keys as they were.
+fn two_to_the_32_keys(g: &Gpu) {
+    const N32: usize = 1 << 32;
+    let (free, _) = g.context().mem_get_info().unwrap();
+    let need = N32 * 4 * 3;
+    if free < need {
+        eprintln!("SKIPPED: sorts of 2^32 keys need {need} bytes of GPU memory, {free} free");
+        return;
+    }
+    let mut dk = g.stream().clone_htod(&input(N32)).unwrap();
+    let before = g.check::<u32, u32>(&dk, None, Order::Ascending).unwrap();
+    let sample = SortOptions { algorithm: Algorithm::SampleSort, ..Default::default() };
+    match g.sort_with(&mut dk, &sample) {
+        Err(Error::TooLong { len, max }) => assert_eq!((len, max), (N32, u32::MAX as usize)),
+        other => panic!("the sample sort of 2^32 keys: {other:?}"),
+    }
+    let kept = g.check::<u32, u32>(&dk, None, Order::Ascending).unwrap();
+    assert_eq!(kept, before, "the refused sort left the keys as they were");
+    for order in [Order::Ascending, Order::Descending] {
+        g.sort_with(&mut dk, &SortOptions { order, ..Default::default() }).unwrap();
+        let after = g.check::<u32, u32>(&dk, None, order).unwrap();
+        assert!(after.confirms(&before), "2^32 keys, {order:?}: {before:?} -> {after:?}");
     }
 }
 
