@@ -428,10 +428,16 @@ pub mod distribute {
     /// assert_eq!(at[3] % 4, 0, "the widest cell a whole word");
     /// ```
     pub const fn count_regions() -> [u32; 5] {
-        let sizes = [4 * (BUCKETS + 1), 2 * DIRECTORY_CELLS, (DIRECTORY_CELLS + 1).next_multiple_of(4), 4];
-        let mut at = [0; 5];
+        region_starts([4 * (BUCKETS + 1), 2 * DIRECTORY_CELLS, (DIRECTORY_CELLS + 1).next_multiple_of(4), 4])
+    }
+
+    /// Where consecutive regions of `sizes` bytes start (`M = N + 1`: the
+    /// last entry is where they end).
+    const fn region_starts<const N: usize, const M: usize>(sizes: [u32; N]) -> [u32; M] {
+        assert!(M == N + 1);
+        let mut at = [0; M];
         let mut i = 0;
-        while i < sizes.len() {
+        while i < N {
             at[i + 1] = at[i] + sizes[i];
             i += 1;
         }
@@ -496,13 +502,8 @@ pub mod distribute {
             if with_values { 4 * warps * BUCKETS } else { 0 },
             2 * SCATTER_TILE,
         ];
-        let mut at = [0; 8];
-        let mut i = 0;
-        while i < sizes.len() {
-            at[i + 1] = at[i] + sizes[i];
-            i += 1;
-        }
-        assert!(at[7] % 8 == 0, "the tile's items 8-byte aligned");
+        let at: [u32; 8] = region_starts(sizes);
+        assert!(at[7].is_multiple_of(8), "the tile's items 8-byte aligned");
         at
     }
 
