@@ -4,7 +4,8 @@
 # SKIP_TESTS=1, SKIP_BENCH=1 and SKIP_CUB=1 (no CUB beside warpsort) leave
 # parts out. The CUB harness is ./cub_bench when the bundle carries one (built
 # for sm_90 and newer where `cargo xtask bundle` found nvcc), else compiled
-# here with nvcc for this GPU (about three minutes).
+# here with nvcc for this GPU (about three minutes). Where python3 has PyTorch,
+# torch_bench.py runs torch.sort beside CUB in the sizes and types suites.
 # The binaries load the GPU's cubin where warpsort has one (8.x, 9.0), else
 # its PTX; WARPSORT_IMAGE=ptx runs everything on the PTX (driver JIT) instead.
 # Results and logs go to $OUT (default ./out). Exit status: non-zero when any
@@ -26,6 +27,12 @@ elif [ "${SKIP_CUB:-0}" != 1 ] && [ -f cub_bench.cu ] && command -v nvcc >/dev/n
   else
     echo "CUB harness did not compile (see nvcc.log); benchmarking without CUB"; tail -5 "$OUT/nvcc.log"
   fi
+fi
+
+# PyTorch's torch.sort beside CUB (the first table's suites) where python3
+# has torch.
+if [ ${#cub[@]} -gt 0 ] && [ -f torch_bench.py ] && python3 -c "import torch" 2>/dev/null; then
+  cub+=(--torch ./torch_bench.py)
 fi
 
 fail=0

@@ -66,8 +66,9 @@ pub fn bundle(root: &Path) -> Result<(), String> {
         std::fs::copy(exe, dir.join("cub_bench")).map_err(|e| e.to_string())?;
         println!("bundle/cub_bench: the CUB harness, built here (run.sh then needs no nvcc)");
     }
+    std::fs::copy(root.join("xtask/torch/torch_bench.py"), dir.join("torch_bench.py")).map_err(|e| e.to_string())?;
     std::fs::copy(root.join("xtask/run-bundle.sh"), dir.join("run.sh")).map_err(|e| e.to_string())?;
-    println!("bundle/: {count} test binaries, warpsort, the examples, cub_bench.cu, run.sh");
+    println!("bundle/: {count} test binaries, warpsort, the examples, cub_bench.cu, torch_bench.py, run.sh");
     // The same, compressed: what fits a size-limited copy to the GPU
     // machine. `tar xJf .gpu/bundle.tar.xz` there. Every binary embeds the
     // same kernel images (about 4 MB, compressed already): xz's -9 keeps

@@ -1,9 +1,11 @@
-//! The CUB harness beside warpsort: a separate executable (built from
-//! `xtask/cub/cub_bench.cu`) run as a child process on the same input, written
-//! to a temporary file of its own. It prints one JSON object a line per
-//! measurement; a harness that cannot run, exits with an error no row
-//! explains, or prints a line that is not such an object is a failure of the
-//! benchmark, reported where it happened and counted at the end.
+//! The harnesses beside warpsort: CUB's, a separate executable (built from
+//! `xtask/cub/cub_bench.cu`), and PyTorch's (`xtask/torch/torch_bench.py`,
+//! `torch.sort`, with the same interface), each run as a child process on the
+//! same input, written to a temporary file of its own. A harness prints one
+//! JSON object a line per measurement; a harness that cannot run, exits with
+//! an error no row explains, or prints a line that is not such an object is a
+//! failure of the benchmark, reported where it happened and counted at the
+//! end.
 
 use std::io::Write;
 use std::path::Path;
@@ -71,23 +73,24 @@ pub struct CubOutput {
     pub problems: Vec<String>,
 }
 
-/// Reads the harness's output: every non-empty line must be a measurement.
-/// A failed exit is explained when a row says it was not verified (the
-/// harness exits 1 then); otherwise it is a problem carrying `stderr`'s end.
-pub fn parse_output(stdout: &str, exited_ok: bool, status: &str, stderr: &str) -> CubOutput {
+/// Reads the output of harness `name`: every non-empty line must be a
+/// measurement. A failed exit is explained when a row says it was not
+/// verified (the harness exits 1 then); otherwise it is a problem carrying
+/// `stderr`'s end.
+pub fn parse_output(name: &str, stdout: &str, exited_ok: bool, status: &str, stderr: &str) -> CubOutput {
     let mut out = CubOutput::default();
     for line in stdout.lines().map(str::trim).filter(|l| !l.is_empty()) {
         match serde_json::from_str::<CubLine>(line) {
             Ok(l) => out.lines.push(l),
-            Err(e) => out.problems.push(format!("cub_bench printed an unreadable line ({e}): {line}")),
+            Err(e) => out.problems.push(format!("{name} printed an unreadable line ({e}): {line}")),
         }
     }
     let explained = out.lines.iter().any(|l| !l.verified);
     if !exited_ok && !explained {
         let tail: Vec<&str> = stderr.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect();
-        out.problems.push(format!("cub_bench failed ({status}): {}", tail.join(" | ")));
+        out.problems.push(format!("{name} failed ({status}): {}", tail.join(" | ")));
     } else if exited_ok && out.lines.is_empty() && out.problems.is_empty() {
-        out.problems.push("cub_bench printed no measurement".into());
+        out.problems.push(format!("{name} printed no measurement"));
     }
     out
 }
@@ -104,7 +107,7 @@ fn temp_file(what: &str, bytes: &[u8]) -> Result<tempfile::NamedTempFile, String
 }
 
 /// Runs the harness `exe` on `keys` (bytes of `dtype` keys) in `mode`, cut
-/// into `segments` when given.
+/// into `segments` when given (a `.py` harness by `python3`).
 pub fn run_harness(
     exe: &Path,
     dtype: &str,
@@ -114,7 +117,13 @@ pub fn run_harness(
     segments: Option<&[u32]>,
 ) -> Result<CubOutput, String> {
     let input = temp_file("keys", keys)?;
-    let mut cmd = Command::new(exe);
+    let mut cmd = if exe.extension().is_some_and(|e| e == "py") {
+        let mut c = Command::new("python3");
+        c.arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
     cmd.arg(input.path()).arg(dtype).arg(mode).arg(reps.to_string());
     let seg_file = match segments {
         Some(seg) => Some(temp_file("segments", bytemuck::cast_slice(seg))?),
@@ -125,7 +134,19 @@ pub fn run_harness(
     }
     let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    Ok(parse_output(&text(&out.stdout), out.status.success(), &out.status.to_string(), &text(&out.stderr)))
+    let name = exe.file_name().map_or_else(|| exe.display().to_string(), |f| f.to_string_lossy().into_owned());
+    Ok(parse_output(&name, &text(&out.stdout), out.status.success(), &out.status.to_string(), &text(&out.stderr)))
+}
+
+/// Whether PyTorch's harness runs beside CUB's: for the README's first
+/// table (suites `sizes` and `types`, from 2^24 keys on), of the key words
+/// `torch.sort` takes, unsegmented, in the modes it has.
+pub fn torch_runs(suite: &str, dtype: &str, mode: &str, n: usize, segmented: bool) -> bool {
+    matches!(suite, "sizes" | "types")
+        && n >= 1 << 24
+        && !segmented
+        && matches!(dtype, "u32" | "i32" | "f32" | "u64" | "i64" | "f64")
+        && matches!(mode, "0" | "1" | "v64" | "argsort" | "stable")
 }
 
 impl Bench<'_> {
@@ -182,9 +203,31 @@ impl Bench<'_> {
         segments: Option<&[u32]>,
         tag: &str,
     ) {
-        let Some(exe) = self.opts.cub.clone() else { return };
+        let Some(cub) = self.opts.cub.clone() else { return };
+        let torch = self
+            .opts
+            .torch
+            .clone()
+            .filter(|_| torch_runs(suite, records.dtype, mode.arg, records.n, segments.is_some()));
+        for exe in std::iter::once(cub).chain(torch) {
+            self.harness_rows(&exe, suite, case, mode, records, segments, tag);
+        }
+    }
+
+    /// The rows of one harness run (see [`Bench::cub_rows_records`]).
+    #[allow(clippy::too_many_arguments)]
+    fn harness_rows(
+        &mut self,
+        exe: &Path,
+        suite: &'static str,
+        case: &'static str,
+        mode: CubMode,
+        records: Records,
+        segments: Option<&[u32]>,
+        tag: &str,
+    ) {
         let reps = self.opts.reps().max(10);
-        let out = match run_harness(&exe, records.dtype, mode.arg, reps, records.bytes, segments) {
+        let out = match run_harness(exe, records.dtype, mode.arg, reps, records.bytes, segments) {
             Ok(out) => out,
             Err(e) => CubOutput { lines: Vec::new(), problems: vec![e] },
         };
@@ -201,8 +244,9 @@ impl Bench<'_> {
                 verified: line.verified,
             });
         }
+        let name = exe.file_name().map_or_else(|| exe.display().to_string(), |f| f.to_string_lossy().into_owned());
         for p in out.problems {
-            self.report.fail(format!("{suite} {} {case} (cub_bench mode {}{tag}): {p}", mode.dtype, mode.arg));
+            self.report.fail(format!("{suite} {} {case} ({name} mode {}{tag}): {p}", mode.dtype, mode.arg));
         }
     }
 }
@@ -215,7 +259,7 @@ mod tests {
 
     #[test]
     fn reads_the_harness_lines() {
-        let out = parse_output(&format!("{LINE}\n\n{}\n", LINE.replace("merge", "radix")), true, "0", "");
+        let out = parse_output("cub_bench", &format!("{LINE}\n\n{}\n", LINE.replace("merge", "radix")), true, "0", "");
         assert!(out.problems.is_empty(), "{:?}", out.problems);
         assert_eq!(out.lines.len(), 2);
         assert_eq!(out.lines[1], CubLine { algo: "cub_radix_sort".into(), ms_median: 0.012, verified: true });
@@ -223,20 +267,50 @@ mod tests {
 
     #[test]
     fn garbage_and_silent_failures_are_problems() {
-        let out = parse_output(&format!("{LINE}\nSegmentation fault\n"), true, "0", "");
+        let out = parse_output("cub_bench", &format!("{LINE}\nSegmentation fault\n"), true, "0", "");
         assert_eq!((out.lines.len(), out.problems.len()), (1, 1));
         assert!(out.problems[0].contains("Segmentation fault"));
-        let out = parse_output("", false, "exit status: 2", "cub_bench: CUDA error out of memory\n");
+        let out = parse_output("cub_bench", "", false, "exit status: 2", "cub_bench: CUDA error out of memory\n");
         assert!(out.lines.is_empty() && out.problems[0].contains("out of memory"), "{:?}", out.problems);
-        assert_eq!(parse_output("", true, "0", "").problems.len(), 1, "no rows at all is a failure");
+        assert_eq!(parse_output("cub_bench", "", true, "0", "").problems.len(), 1, "no rows at all is a failure");
     }
 
     #[test]
     fn an_exit_explained_by_a_wrong_row_is_that_row() {
         let wrong = LINE.replace("\"verified\":true", "\"verified\":false");
-        let out = parse_output(&wrong, false, "exit status: 1", "not sorted at index 3");
+        let out = parse_output("cub_bench", &wrong, false, "exit status: 1", "not sorted at index 3");
         assert_eq!(out.lines.len(), 1);
         assert!(!out.lines[0].verified && out.problems.is_empty());
+    }
+
+    #[test]
+    fn torch_runs_beside_the_first_table_only() {
+        assert!(torch_runs("sizes", "u32", "0", 1 << 24, false));
+        assert!(torch_runs("types", "u64", "stable", 1 << 26, false));
+        assert!(!torch_runs("sizes", "u32", "0", 1 << 22, false), "below the table's sizes");
+        assert!(!torch_runs("dists", "u32", "0", 1 << 24, false));
+        assert!(!torch_runs("types", "u32x2", "0", 1 << 24, false), "no composite keys");
+        assert!(!torch_runs("types", "u32", "rec64", 1 << 24, false));
+        assert!(!torch_runs("sizes", "u32", "0", 1 << 24, true), "no segments");
+    }
+
+    #[test]
+    fn the_torch_harness_reports_like_cub() {
+        let line = r#"{"algo":"torch_sort","dtype":"u32","pairs":false,"n":16,"segments":0,"reps":10,"ms_median":0.5,"ms_min":0.4,"keys_per_s":3.2e7,"verified":true}"#;
+        let out = parse_output("torch_bench.py", line, true, "0", "");
+        assert_eq!(out.lines, [CubLine { algo: "torch_sort".into(), ms_median: 0.5, verified: true }]);
+        let out = parse_output(
+            "torch_bench.py",
+            "",
+            false,
+            "exit status: 2",
+            "torch_bench: ModuleNotFoundError: No module named 'torch'",
+        );
+        assert!(
+            out.problems[0].starts_with("torch_bench.py failed") && out.problems[0].contains("torch"),
+            "{:?}",
+            out.problems
+        );
     }
 
     #[test]

@@ -67,6 +67,11 @@ pub struct BenchArgs {
     /// The CUB harness binary (built from xtask/cub/cub_bench.cu) to run beside warpsort.
     #[arg(long, value_name = "PATH")]
     pub cub: Option<PathBuf>,
+    /// PyTorch's harness (xtask/torch/torch_bench.py, `torch.sort`) to run
+    /// beside CUB's in the `sizes` and `types` suites from 2^24 keys on
+    /// (with `--cub`).
+    #[arg(long, value_name = "PATH")]
+    pub torch: Option<PathBuf>,
     /// Write results.jsonl into this folder (created when missing).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out: PathBuf,
