@@ -9,8 +9,8 @@ use std::path::Path;
 use crate::plot::{Row, parse};
 
 /// What a first-table row measures: `(suite, warpsort's algo, dtype, pairs,
-/// dist)`, then CUB's merge sort and radix sort rows beside it (`None`:
-/// none).
+/// dist)`, then CUB's merge sort and radix sort rows and PyTorch's
+/// (`torch_bench.py`) beside it (`None`: none).
 struct Spec {
     suite: &'static str,
     algo: &'static str,
@@ -19,11 +19,22 @@ struct Spec {
     dist: &'static str,
     merge: Option<&'static str>,
     radix: Option<&'static str>,
+    torch: Option<&'static str>,
 }
 
 /// The [`Spec`] of a first-table row by its label's start.
 fn spec(label: &str) -> Option<Spec> {
-    let s = |suite, algo, dtype, pairs, merge, radix| Spec { suite, algo, dtype, pairs, dist: "uniform", merge, radix };
+    let s = |suite, algo, dtype, pairs, merge, radix| {
+        // torch.sort sorts keys and makes their positions at once (sort and
+        // argsort alike); pairs gather the values by the positions.
+        let torch = match (pairs, algo) {
+            (_, "warpsort argsort stable") => None,
+            (_, "warpsort stable") => Some("torch_sort_stable_gather"),
+            (true, _) => Some("torch_sort_gather"),
+            (false, _) => Some("torch_sort"),
+        };
+        Spec { suite, algo, dtype, pairs, dist: "uniform", merge, radix, torch }
+    };
     let (m, r) = (Some("cub_merge_sort"), Some("cub_radix_sort"));
     let stable = (Some("cub_merge_sort_stable"), Some("cub_radix_sort_stable"));
     Some(match label {
@@ -117,7 +128,11 @@ fn first_table_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> 
         Some(r) => gkeys(r),
         None => String::new(),
     };
-    Ok(Some(format!("| {label} | {size} | {} | {merge} | {ratio} | {radix} |", gkeys(w))))
+    let torch = match sp.torch.map(get).transpose()?.flatten() {
+        Some(t) => format!("{} ({:.2})", gkeys(t), w / t),
+        None => String::new(),
+    };
+    Ok(Some(format!("| {label} | {size} | {} | {merge} | {ratio} | {radix} | {torch} |", gkeys(w))))
 }
 
 /// A distribution-table line rewritten from `rows` (2^24 `u32` keys and
@@ -199,9 +214,9 @@ mod tests {
         let root = crate::root();
         let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
         let mut rows = Vec::new();
-        for run in ["call2-bench-types-sizes-b380cac-h100.jsonl", "call3-bench-dists-b380cac-h100.jsonl"] {
+        for run in ["call5-bench-types-sizes-cb5a25a-h200.jsonl", "call5-bench-dists-cb5a25a-h200.jsonl"] {
             assert!(readme.contains(&run.replace(".jsonl", ".log")), "the README cites {run}");
-            let text = std::fs::read_to_string(root.join("docs/runs/2026-11-28").join(run)).unwrap();
+            let text = std::fs::read_to_string(root.join("docs/runs/2026-11-28b").join(run)).unwrap();
             rows.extend(parse(&text).unwrap());
         }
         let rewritten = rewrite(&readme, &rows).unwrap();
