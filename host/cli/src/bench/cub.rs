@@ -134,8 +134,13 @@ pub fn run_harness(
     }
     let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    let name = exe.file_name().map_or_else(|| exe.display().to_string(), |f| f.to_string_lossy().into_owned());
+    let name = harness_name(exe);
     Ok(parse_output(&name, &text(&out.stdout), out.status.success(), &out.status.to_string(), &text(&out.stderr)))
+}
+
+/// A harness's name in reports: its file's.
+fn harness_name(exe: &Path) -> String {
+    exe.file_name().map_or_else(|| exe.display().to_string(), |f| f.to_string_lossy().into_owned())
 }
 
 /// Whether PyTorch's harness runs beside CUB's: for the README's first
@@ -244,7 +249,7 @@ impl Bench<'_> {
                 verified: line.verified,
             });
         }
-        let name = exe.file_name().map_or_else(|| exe.display().to_string(), |f| f.to_string_lossy().into_owned());
+        let name = harness_name(exe);
         for p in out.problems {
             self.report.fail(format!("{suite} {} {case} ({name} mode {}{tag}): {p}", mode.dtype, mode.arg));
         }
