@@ -198,7 +198,8 @@ impl Bench<'_> {
     }
 
     /// [`Bench::cub_rows_case`] of keys given as the harness's records
-    /// (composite keys: their fields in the layout the harness reads).
+    /// (composite keys: their fields in the layout the harness reads): CUB's
+    /// harness, then PyTorch's where [`torch_runs`] and `--torch` say so.
     pub fn cub_rows_records(
         &mut self,
         suite: &'static str,
@@ -214,44 +215,29 @@ impl Bench<'_> {
             .torch
             .clone()
             .filter(|_| torch_runs(suite, records.dtype, mode.arg, records.n, segments.is_some()));
-        for exe in std::iter::once(cub).chain(torch) {
-            self.harness_rows(&exe, suite, case, mode, records, segments, tag);
-        }
-    }
-
-    /// The rows of one harness run (see [`Bench::cub_rows_records`]).
-    #[allow(clippy::too_many_arguments)]
-    fn harness_rows(
-        &mut self,
-        exe: &Path,
-        suite: &'static str,
-        case: &'static str,
-        mode: CubMode,
-        records: Records,
-        segments: Option<&[u32]>,
-        tag: &str,
-    ) {
         let reps = self.opts.reps().max(10);
-        let out = match run_harness(exe, records.dtype, mode.arg, reps, records.bytes, segments) {
-            Ok(out) => out,
-            Err(e) => CubOutput { lines: Vec::new(), problems: vec![e] },
-        };
-        for line in out.lines {
-            self.report.push(Row {
-                suite,
-                algo: format!("{}{tag}", line.algo),
-                dtype: mode.dtype,
-                pairs: mode.pairs,
-                dist: case,
-                n: records.n,
-                ms: line.ms_median,
-                bytes_per_key: 2 * (records.key_bytes + mode.val_bytes),
-                verified: line.verified,
-            });
-        }
-        let name = harness_name(exe);
-        for p in out.problems {
-            self.report.fail(format!("{suite} {} {case} ({name} mode {}{tag}): {p}", mode.dtype, mode.arg));
+        for exe in std::iter::once(cub).chain(torch) {
+            let out = match run_harness(&exe, records.dtype, mode.arg, reps, records.bytes, segments) {
+                Ok(out) => out,
+                Err(e) => CubOutput { lines: Vec::new(), problems: vec![e] },
+            };
+            for line in out.lines {
+                self.report.push(Row {
+                    suite,
+                    algo: format!("{}{tag}", line.algo),
+                    dtype: mode.dtype,
+                    pairs: mode.pairs,
+                    dist: case,
+                    n: records.n,
+                    ms: line.ms_median,
+                    bytes_per_key: 2 * (records.key_bytes + mode.val_bytes),
+                    verified: line.verified,
+                });
+            }
+            let name = harness_name(&exe);
+            for p in out.problems {
+                self.report.fail(format!("{suite} {} {case} ({name} mode {}{tag}): {p}", mode.dtype, mode.arg));
+            }
         }
     }
 }
