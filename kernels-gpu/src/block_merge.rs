@@ -24,7 +24,7 @@
 
 use crate::arch::{block_dim, block_idx, dynamic_smem, lane_id, sync_block, sync_warp, thread_idx};
 use crate::config::{MERGE_READ_AHEAD, SAMPLE_STRIDE, WARP_SIZE, merge_inputs_skewed, merge_pass_out_region, skewed};
-use crate::item::{Item, Items, Key, Pair, Rank, Ranked, Word};
+use crate::item::{Item, Items, Key, Pair, PlacedKey, Word};
 use crate::merge_path::{Pass, Samples, merge_path_by};
 use crate::network::warp_sort;
 use crate::tile::{load_blocked, store_blocked};
@@ -318,7 +318,7 @@ pub unsafe fn merge_tiles<K: Key, V: Word, const N: usize>(
 ///
 /// With `STABLE`, equal keys keep their input order (the stable key-value
 /// sort's tiles): the warp's network, the one step that is not stable, sorts
-/// each key beside its position in the tile ([`StableOrder`]), and every
+/// each key beside its position in the tile ([`PlacedKey`]), and every
 /// item is then fetched by that position from the tile staged in shared
 /// memory. The
 /// merges after it take ties from the lower run first, which holds the
@@ -330,7 +330,7 @@ pub unsafe fn merge_tiles<K: Key, V: Word, const N: usize>(
 /// samples; `seg == blockDim * N`, a power of two; shared memory holds
 /// `config::tile_merge_smem_slots(seg)` items.
 #[inline(always)]
-pub unsafe fn sort_tiles<K: StableOrder, V: Word, const N: usize, const STABLE: bool>(
+pub unsafe fn sort_tiles<K: PlacedKey, V: Word, const N: usize, const STABLE: bool>(
     src: Items<K, V>,
     dst: Items<K, V>,
     n: u64,
@@ -370,10 +370,11 @@ pub unsafe fn sort_tiles<K: StableOrder, V: Word, const N: usize, const STABLE: 
             put(skewed(first) + r as u32, *p);
         }
         sync_warp();
-        let order = K::stable_order::<N>(core::array::from_fn(|r| x[r].k), first, lane);
-        for (slot, &p) in x.iter_mut().zip(&order) {
+        let mut placed: [K::Placed; N] = core::array::from_fn(|r| x[r].k.placed(first + r as u32));
+        warp_sort(&mut placed, lane);
+        for (slot, &p) in x.iter_mut().zip(&placed) {
             // A position within this warp's run of the tile, staged above.
-            *slot = at(p);
+            *slot = at(K::place_of(p));
         }
         // The lanes' fetches are done before the merges below overwrite the slots.
         sync_warp();
@@ -397,38 +398,6 @@ pub unsafe fn sort_tiles<K: StableOrder, V: Word, const N: usize, const STABLE: 
     if first < len {
         // SAFETY: below n; this thread's first item.
         unsafe { samples.record(start + first as usize, x[0]) };
-    }
-}
-
-/// The keys of the built-in kernels, for the stable step 1: the order of a
-/// warp's keys with ties in input order.
-pub trait StableOrder: Key {
-    /// The positions of the warp's `N`-a-lane keys (lane-blocked, this
-    /// lane's from `first`) in sorted order, ties by position: the warp's
-    /// network over each key beside its position. Pads (`MAX` keys at and
-    /// past the tile's end) come after every real key.
-    fn stable_order<const N: usize>(keys: [Self; N], first: u32, lane: u32) -> [u32; N];
-}
-
-impl StableOrder for u32 {
-    /// Key and position in one `u64` word (key high): the network orders
-    /// words (one compare a compare-exchange, `arch::gt_u64`), no tie to break.
-    #[inline(always)]
-    fn stable_order<const N: usize>(keys: [u32; N], first: u32, lane: u32) -> [u32; N] {
-        let mut w: [Pair<u64, ()>; N] =
-            core::array::from_fn(|r| Pair { k: (keys[r] as u64) << 32 | (first + r as u32) as u64, v: () });
-        warp_sort(&mut w, lane);
-        w.map(|p| p.k as u32)
-    }
-}
-
-impl StableOrder for u64 {
-    /// Key and position as a ranked item (`item::Ranked`).
-    #[inline(always)]
-    fn stable_order<const N: usize>(keys: [u64; N], first: u32, lane: u32) -> [u32; N] {
-        let mut ranked: [Ranked<u64>; N] = core::array::from_fn(|r| Pair { k: keys[r], v: Rank(first + r as u32) });
-        warp_sort(&mut ranked, lane);
-        ranked.map(|p| p.v.0)
     }
 }
 

@@ -209,6 +209,58 @@ impl Word for Rank {
 /// A stable sort's item: a key and its input position (see [`Rank`]).
 pub type Ranked<K> = Pair<K, Rank>;
 
+/// A built-in key beside its place in a tile or segment, as one item the
+/// networks sort with ties in place order: how the stable kernels keep equal
+/// keys in input order without moving their payloads through the network
+/// (each payload is then fetched by its key's place: `block_merge`'s stable
+/// step 1, `segmented`'s stable kernels). Pads placed at and past the end
+/// order after every real key.
+pub trait PlacedKey: Key {
+    /// The key and its place.
+    type Placed: Item;
+    /// `self` at place `at`.
+    fn placed(self, at: u32) -> Self::Placed;
+    /// The key of a placed item.
+    fn key_of(p: Self::Placed) -> Self;
+    /// The place of a placed item.
+    fn place_of(p: Self::Placed) -> u32;
+}
+
+impl PlacedKey for u32 {
+    /// Key and place in one `u64` word (key high): the networks order words
+    /// (one compare a compare-exchange, `arch::gt_u64`), no tie to break.
+    type Placed = Pair<u64, ()>;
+    #[inline(always)]
+    fn placed(self, at: u32) -> Self::Placed {
+        Pair { k: (self as u64) << 32 | at as u64, v: () }
+    }
+    #[inline(always)]
+    fn key_of(p: Self::Placed) -> Self {
+        (p.k >> 32) as u32
+    }
+    #[inline(always)]
+    fn place_of(p: Self::Placed) -> u32 {
+        p.k as u32
+    }
+}
+
+impl PlacedKey for u64 {
+    /// Key and place as a ranked item ([`Ranked`]).
+    type Placed = Ranked<u64>;
+    #[inline(always)]
+    fn placed(self, at: u32) -> Self::Placed {
+        Pair { k: self, v: Rank(at) }
+    }
+    #[inline(always)]
+    fn key_of(p: Self::Placed) -> Self {
+        p.k
+    }
+    #[inline(always)]
+    fn place_of(p: Self::Placed) -> u32 {
+        p.v.0
+    }
+}
+
 /// A sort key as the kernels see it, in registers and shared memory: an
 /// unsigned integer whose order is the order to sort by (the host maps
 /// signed and float keys onto it), or a user's key with a pad flag

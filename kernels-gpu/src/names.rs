@@ -61,6 +61,15 @@ macro_rules! kernel_name {
     (segmented_block) => {
         "segmented_block"
     };
+    (segmented_chunks_stable) => {
+        "segmented_chunks_stable"
+    };
+    (segmented_warp_stable) => {
+        "segmented_warp_stable"
+    };
+    (segmented_block_stable) => {
+        "segmented_block_stable"
+    };
     (segment_classes_count) => {
         "segment_classes_count"
     };
@@ -207,6 +216,12 @@ names! {
     SEGMENTED_WARP = segmented_warp;
     /// Segments sorted a block each.
     SEGMENTED_BLOCK = segmented_block;
+    /// Segments of up to 256 items, several per warp, equal keys in input order.
+    SEGMENTED_CHUNKS_STABLE = segmented_chunks_stable;
+    /// Segments sorted a warp each, equal keys in input order (width: the warp's items).
+    SEGMENTED_WARP_STABLE = segmented_warp_stable;
+    /// Segments sorted a block each, equal keys in input order.
+    SEGMENTED_BLOCK_STABLE = segmented_block_stable;
     /// Offsets checked and their segments counted by size class.
     SEGMENT_CLASSES_COUNT = segment_classes_count;
     /// The segments of each size class listed.

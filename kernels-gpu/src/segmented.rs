@@ -10,13 +10,17 @@
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::arch::{block_dim, block_idx, dynamic_smem, global_thread, global_warp, grid_dim, grid_threads, lane_id};
+use core::ptr::NonNull;
+
+use crate::arch::{
+    block_dim, block_idx, dynamic_smem, global_thread, global_warp, grid_dim, grid_threads, lane_id, sync_block, sync_warp,
+};
 use crate::block_network::Block;
 use crate::checks::Bits64;
 #[cfg(target_arch = "nvptx64")]
 use crate::config::warp_sort_batch;
 use crate::config::{KEYS_PER_LANE, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE, segment_class};
-use crate::item::{Items, Key, Pair, Word};
+use crate::item::{Items, Pair, PlacedKey, Word};
 use crate::network;
 use crate::tile::{load_blocked, store_blocked};
 use crate::warp;
@@ -190,6 +194,44 @@ impl Bounds {
     }
 }
 
+/// This thread's `N` keys of a segment of `len` items (lane-blocked, as
+/// [`load_blocked`]), each beside its place in the segment: a stable
+/// kernel's items (see [`PlacedKey`]), pads placed at and past `len`.
+///
+/// # Safety
+/// `seg` holds at least `len` items.
+#[inline(always)]
+unsafe fn load_placed<K: PlacedKey, V: Word, const N: usize>(
+    seg: &Items<K, V>,
+    thread: usize,
+    len: usize,
+) -> [K::Placed; N] {
+    let keys = Items::<K, ()> { keys: seg.keys, vals: NonNull::dangling().as_ptr() };
+    // SAFETY: the caller's contract.
+    let x = unsafe { load_blocked::<K, (), N>(&keys, thread, len) };
+    core::array::from_fn(|r| x[r].k.placed((thread * N + r) as u32))
+}
+
+/// The items of sorted placed keys (a [`load_placed`] tile after its
+/// network): each key with the payload at its place in `from` (the
+/// segment's payloads, where they are now), pads past `len`.
+///
+/// # Safety
+/// `from` holds the segment's `len` payloads.
+#[inline(always)]
+unsafe fn gather_placed<K: PlacedKey, V: Word, const N: usize>(
+    x: &[K::Placed; N],
+    from: *const V,
+    thread: usize,
+    len: usize,
+) -> [Pair<K, V>; N] {
+    core::array::from_fn(|r| {
+        // The first `len` slots hold the real keys, and their places lie below `len`.
+        let v = if thread * N + r < len { unsafe { *from.add(K::place_of(x[r]) as usize) } } else { V::default() };
+        Pair { k: K::key_of(x[r]), v }
+    })
+}
+
 /// Sorts the segments of `bounds` (each at most `chunk` items; `chunk` a
 /// power of two from `N` to `32 * N`): a warp tile of `32 * N` items holds
 /// `32 * N / chunk` segments, one per aligned chunk of `chunk / N` lanes,
@@ -198,16 +240,26 @@ impl Bounds {
 /// network's phases up to `chunk` (the whole network, unrolled, when
 /// `chunk = 32 * N`). Grid-stride over warp tiles.
 ///
+/// With `STABLE` (the stable kernels), equal keys keep their order: the
+/// network sorts the keys beside their places ([`load_placed`]), and each
+/// payload is then fetched from its key's place in the segment, every lane's
+/// fetches before any lane's stores.
+///
 /// # Safety
 /// `items` holds every segment of `bounds`, each of at most `chunk` items.
 #[inline(always)]
-pub unsafe fn sort_chunks<K: Key, V: Word, const N: usize>(items: Items<K, V>, bounds: Bounds, chunk: u32) {
+pub unsafe fn sort_chunks<K: PlacedKey, V: Word, const N: usize, const STABLE: bool>(
+    items: Items<K, V>,
+    bounds: Bounds,
+    chunk: u32,
+) {
     let chunk = chunk as usize;
     let lane = lane_id() as usize;
     // `chunk` and `N` are powers of two: a segment spans `2^shift` lanes
     // (shifts and masks in the loop, not divisions by a run-time value).
     let shift = (chunk / N).trailing_zeros();
     let per_warp = WARP_SIZE as usize >> shift;
+    let whole = chunk == WARP_SIZE as usize * N;
     let mut first = global_warp() * per_warp;
     while first < bounds.count {
         // SAFETY: the segments lie inside the arrays.
@@ -215,12 +267,17 @@ pub unsafe fn sort_chunks<K: Key, V: Word, const N: usize>(items: Items<K, V>, b
         let t = lane & ((1 << shift) - 1);
         // SAFETY: as above; this warp owns its segments.
         let seg = unsafe { items.offset(start) };
-        let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) };
-        if chunk == WARP_SIZE as usize * N {
-            network::warp_sort(&mut x, lane as u32);
+        let x = if STABLE {
+            let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) };
+            if whole { network::warp_sort(&mut w, lane as u32) } else { network::warp_sort_chunks(&mut w, lane as u32, chunk) }
+            let x = unsafe { gather_placed(&w, seg.vals, t, len) };
+            sync_warp();
+            x
         } else {
-            network::warp_sort_chunks(&mut x, lane as u32, chunk);
-        }
+            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) };
+            if whole { network::warp_sort(&mut x, lane as u32) } else { network::warp_sort_chunks(&mut x, lane as u32, chunk) }
+            x
+        };
         unsafe { store_blocked(&seg, t, len, &x) };
         first += grid_threads() / WARP_SIZE as usize * per_warp;
     }
@@ -229,23 +286,38 @@ pub unsafe fn sort_chunks<K: Key, V: Word, const N: usize>(items: Items<K, V>, b
 /// Sorts the segments of `bounds` a warp each (each at most `32 * N`
 /// items, in registers), `B` consecutive segments per warp sorted together
 /// (their networks interleaved, so that short segments keep enough loads in
-/// flight: `config::warp_sort_batch`). Grid-stride.
+/// flight: `config::warp_sort_batch`). Grid-stride. `STABLE` as for
+/// [`sort_chunks`].
 ///
 /// # Safety
 /// `items` holds every segment of `bounds`, each of at most `32 * N` items.
 #[inline(always)]
-pub unsafe fn sort_warps<K: Key, V: Word, const N: usize, const B: usize>(items: Items<K, V>, bounds: Bounds) {
+pub unsafe fn sort_warps<K: PlacedKey, V: Word, const N: usize, const B: usize, const STABLE: bool>(
+    items: Items<K, V>,
+    bounds: Bounds,
+) {
     let lane = lane_id() as usize;
     let mut first = global_warp() * B;
     while first < bounds.count {
         // SAFETY: the segments lie inside the arrays; past the end, (0, 0).
         let segs: [(usize, usize); B] = core::array::from_fn(|b| unsafe { bounds.get(first + b) });
-        let mut xs = [[Pair::pad(); N]; B];
-        for (x, &(start, len)) in xs.iter_mut().zip(&segs) {
-            // SAFETY: as above (nothing is read from an empty segment).
-            *x = unsafe { load_blocked::<K, V, N>(&items.offset(start), lane, len) };
-        }
-        network::warp_sort_batch(&mut xs, lane as u32);
+        // SAFETY (every load): as above (nothing is read from an empty segment).
+        let xs: [[Pair<K, V>; N]; B] = if STABLE {
+            let mut ws: [[K::Placed; N]; B] =
+                core::array::from_fn(|b| unsafe { load_placed::<K, V, N>(&items.offset(segs[b].0), lane, segs[b].1) });
+            network::warp_sort_batch(&mut ws, lane as u32);
+            let xs = core::array::from_fn(|b| {
+                let (start, len) = segs[b];
+                unsafe { gather_placed(&ws[b], items.offset(start).vals, lane, len) }
+            });
+            sync_warp();
+            xs
+        } else {
+            let mut xs: [[Pair<K, V>; N]; B] =
+                core::array::from_fn(|b| unsafe { load_blocked::<K, V, N>(&items.offset(segs[b].0), lane, segs[b].1) });
+            network::warp_sort_batch(&mut xs, lane as u32);
+            xs
+        };
         for (x, &(start, len)) in xs.iter().zip(&segs) {
             // SAFETY: as above; this warp owns these segments.
             unsafe { store_blocked(&items.offset(start), lane, len, x) };
@@ -256,24 +328,51 @@ pub unsafe fn sort_warps<K: Key, V: Word, const N: usize, const B: usize>(items:
 
 /// Sorts the segments of `bounds` a block each (grid-stride), a tile of
 /// `blockDim * KEYS_PER_LANE` items (at least every segment's length) in
-/// registers and shared memory.
+/// registers and shared memory. With `STABLE` as for [`sort_chunks`], the
+/// payloads fetched from a copy of the segment's staged in the shared memory
+/// the network is done with.
 ///
 /// # Safety
-/// `items` holds every segment of `bounds`; shared memory holds one tile.
+/// `items` holds every segment of `bounds`; shared memory holds one tile
+/// of items (and of placed keys, with `STABLE`).
 #[inline(always)]
-pub unsafe fn sort_blocks<K: Key, V: Word>(items: Items<K, V>, bounds: Bounds) {
+pub unsafe fn sort_blocks<K: PlacedKey, V: Word, const STABLE: bool>(items: Items<K, V>, bounds: Bounds) {
     const N: usize = KEYS_PER_LANE as usize;
     let t = crate::arch::thread_idx();
-    let b: Block<Pair<K, V>> = Block { smem: dynamic_smem(), warp: t / WARP_SIZE, lane: t % WARP_SIZE };
+    let (warp, lane) = (t / WARP_SIZE, t % WARP_SIZE);
     let tile = block_dim() as usize * N;
+    let t = t as usize;
     let mut j = block_idx() as usize;
     while j < bounds.count {
         // SAFETY: j < count; the segment lies inside the arrays and this block owns it.
         let (start, len) = unsafe { bounds.get(j) };
         let seg = unsafe { items.offset(start) };
-        let mut x = unsafe { load_blocked::<K, V, N>(&seg, t as usize, len) };
-        b.sort(&mut x, tile, len);
-        unsafe { store_blocked(&seg, t as usize, len, &x) };
+        let x = if STABLE {
+            let b: Block<K::Placed> = Block { smem: dynamic_smem(), warp, lane };
+            let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) };
+            b.sort(&mut w, tile, len);
+            // Every thread is past the network: its slots take the payloads.
+            let staged: *mut V = dynamic_smem();
+            sync_block();
+            let own = (t * N).min(len)..((t + 1) * N).min(len);
+            // SAFETY: this thread's payloads of the segment, into its own slots of the tile.
+            if own.len() == N {
+                unsafe { V::write_run(staged.add(own.start), &V::read_run::<N>(seg.vals.add(own.start))) };
+            } else {
+                own.for_each(|i| unsafe { *staged.add(i) = *seg.vals.add(i) });
+            }
+            sync_block();
+            let x = unsafe { gather_placed(&w, staged, t, len) };
+            // The staged payloads are read before the next segment's network reuses the slots.
+            sync_block();
+            x
+        } else {
+            let b: Block<Pair<K, V>> = Block { smem: dynamic_smem(), warp, lane };
+            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) };
+            b.sort(&mut x, tile, len);
+            x
+        };
+        unsafe { store_blocked(&seg, t, len, &x) };
         j += grid_dim() as usize;
     }
 }
@@ -408,7 +507,8 @@ macro_rules! segmented_kernel {
 
 /// The segmented kernels of one item type: the chunk kernel, a warp kernel
 /// per width (every width of `config::warp_sort_widths!`, or the entries
-/// given after `;`) and the block kernel.
+/// given after `;`) and the block kernel; after `@stable`, the stable
+/// kernels (`segmented_*_stable_*`) of the widths the size classes use.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! entries {
     (@warps all widths) => {
@@ -417,40 +517,59 @@ macro_rules! entries {
     (@warps $(($module:ident, $k:literal, $w:literal)),*) => {
         width_modules!(warp; $(($module, $k, $w)),*);
     };
-    ($K:ty, $V:ty, $sfx:ident) => {
-        entries!($K, $V, $sfx; all widths);
+    (@stable $K:ty, $V:ty, $sfx:ident) => {
+        entries!(
+            @kernels true, (segmented_chunks_stable, segmented_warp_stable, segmented_block_stable), $K, $V, $sfx;
+            (k512, 16, 512)
+        );
     };
-    ($K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
+    (@kernels $stable:literal, ($chunks:ident, $warp:ident, $block:ident), $K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
         pub mod $sfx {
             use super::*;
             segmented_kernel!(
-                concat!(crate::kernel_name!(segmented_chunks), "_", stringify!($sfx)),
+                concat!(crate::kernel_name!($chunks), "_", stringify!($sfx)),
                 /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
-                fn chunks<$K, $V>(chunk: u32) => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }>
+                fn chunks<$K, $V>(chunk: u32) => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>
             );
             macro_rules! warp {
                 ($k:literal, $w:literal) => {
                     segmented_kernel!(
-                        concat!(crate::kernel_name!(segmented_warp), $w, "_", stringify!($sfx)),
+                        concat!(crate::kernel_name!($warp), $w, "_", stringify!($sfx)),
                         /// Segments of up to `32 * k` items, a warp each.
-                        fn k<$K, $V>() => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }>
+                        fn k<$K, $V>() => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>
                     );
                 };
             }
             entries!(@warps $($widths)*);
             segmented_kernel!(
-                concat!(crate::kernel_name!(segmented_block), "_", stringify!($sfx)),
+                concat!(crate::kernel_name!($block), "_", stringify!($sfx)),
                 /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each.
-                fn block<$K, $V>() => sort_blocks::<$K, $V>
+                fn block<$K, $V>() => sort_blocks::<$K, $V, $stable>
             );
         }
+    };
+    ($K:ty, $V:ty, $sfx:ident) => {
+        entries!($K, $V, $sfx; all widths);
+    };
+    ($K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
+        entries!(@kernels false, (segmented_chunks, segmented_warp, segmented_block), $K, $V, $sfx; $($widths)*);
     };
 }
 #[cfg(target_arch = "nvptx64")]
 crate::for_items!(entries);
-// Stable segmented sorts: only the widths the size classes use.
+
+/// The stable segmented kernels' entry points: items with 4-byte payloads,
+/// which are values (the sample sort's stable buckets) or ranks moved as
+/// values (the stable segmented sorts, whose ranks ascend in each segment:
+/// no segmented kernel compares ranks).
 #[cfg(target_arch = "nvptx64")]
-entries!(u32, crate::item::Rank, u32_rank; (k512, 16, 512));
-#[cfg(target_arch = "nvptx64")]
-entries!(u64, crate::item::Rank, u64_rank; (k512, 16, 512));
+pub mod stable {
+    use super::*;
+    macro_rules! stable_entries {
+        ($K:ty, $V:ty, $sfx:ident) => {
+            entries!(@stable $K, $V, $sfx);
+        };
+    }
+    crate::for_stable_tiles!(stable_entries);
+}

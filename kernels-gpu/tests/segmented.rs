@@ -4,8 +4,9 @@
 //! `list_classes` makes them) of random lengths up to each kernel's
 //! capacity, `u32` and `u64` keys, alone and with their positions: each
 //! segment sorted, its positions a permutation of its own, every item
-//! between segments untouched. The sample sort's buckets are sorted by
-//! these kernels.
+//! between segments untouched; and the stable kernels, whose equal keys keep
+//! their positions in order. The sample sort's buckets are sorted by these
+//! kernels.
 #![cfg(feature = "emulate")]
 
 mod common;
@@ -13,7 +14,7 @@ mod common;
 use common::{Ptr, random};
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::{KEYS_PER_LANE, WARP_SIZE, warp_sort_batch};
-use warpsort_kernels::item::{Items, Key, Pair, Word};
+use warpsort_kernels::item::{Items, Pair, PlacedKey, Word};
 use warpsort_kernels::segmented::{Bounds, sort_blocks, sort_chunks, sort_warps};
 
 const N: usize = KEYS_PER_LANE as usize;
@@ -39,13 +40,19 @@ impl Kernel {
     }
 }
 
-/// Runs `kernel` over the listed segments of `keys` (and `vals`).
-fn run<K: Key<Mem = K>, V: Word>(kernel: Kernel, keys: &mut [K], vals: &mut [V], list: &[u64]) {
+/// Runs `kernel` (its stable variant with `STABLE`) over the listed
+/// segments of `keys` (and `vals`).
+fn run<K: PlacedKey<Mem = K>, V: Word, const STABLE: bool>(
+    kernel: Kernel,
+    keys: &mut [K],
+    vals: &mut [V],
+    list: &[u64],
+) {
     let (k, v, l) = (Ptr(keys.as_mut_ptr()), Ptr(vals.as_mut_ptr()), Ptr(list.as_ptr().cast_mut()));
     let (n, count) = (keys.len() as u64, list.len() as u64);
     let (grid, threads, smem) = match kernel {
         Kernel::Chunks(_) | Kernel::Warps => (2, 2 * WARP_SIZE, 0),
-        Kernel::Blocks => (3, 128, 128 * N * size_of::<Pair<K, V>>()),
+        Kernel::Blocks => (3, 128, 128 * N * size_of::<Pair<K, V>>().max(size_of::<K::Placed>())),
     };
     launch(grid, threads, smem, move || {
         let (k, v, l) = (k, v, l);
@@ -55,9 +62,9 @@ fn run<K: Key<Mem = K>, V: Word>(kernel: Kernel, keys: &mut [K], vals: &mut [V],
         // the kernel's capacity; the shared memory holds a block's tile.
         unsafe {
             match kernel {
-                Kernel::Chunks(c) => sort_chunks::<K, V, N>(items, bounds, c),
-                Kernel::Warps => sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }>(items, bounds),
-                Kernel::Blocks => sort_blocks::<K, V>(items, bounds),
+                Kernel::Chunks(c) => sort_chunks::<K, V, N, STABLE>(items, bounds, c),
+                Kernel::Warps => sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }, STABLE>(items, bounds),
+                Kernel::Blocks => sort_blocks::<K, V, STABLE>(items, bounds),
             }
         }
     });
@@ -65,7 +72,7 @@ fn run<K: Key<Mem = K>, V: Word>(kernel: Kernel, keys: &mut [K], vals: &mut [V],
 
 /// Random segments up to `kernel`'s capacity, with gaps between them (left
 /// as they are), keys from `make`; keys alone and with positions.
-fn sorts<K: Key<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(u64) -> K) {
+fn sorts<K: PlacedKey<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(u64) -> K) {
     let cap = kernel.capacity() as u64;
     let mut list = Vec::new();
     let mut at = 0u64;
@@ -88,10 +95,10 @@ fn sorts<K: Key<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(u64) -
             want[(e as u32) as usize..(e >> 32) as usize].sort();
         }
         let mut keys = input.clone();
-        run::<K, ()>(kernel, &mut keys, &mut vec![(); n], &list);
+        run::<K, (), false>(kernel, &mut keys, &mut vec![(); n], &list);
         assert_eq!(keys, want, "{kernel:?}, keys alone, spread {spread}");
         let (mut keys, mut pos): (Vec<K>, Vec<u32>) = (input.clone(), (0..n as u32).collect());
-        run(kernel, &mut keys, &mut pos, &list);
+        run::<K, u32, false>(kernel, &mut keys, &mut pos, &list);
         assert_eq!(keys, want, "{kernel:?}, pairs, spread {spread}");
         for &e in &list {
             let (a, b) = ((e as u32) as usize, (e >> 32) as usize);
@@ -102,6 +109,15 @@ fn sorts<K: Key<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(u64) -
         }
         let outside = (0..n).filter(|&i| !list.iter().any(|&e| ((e as u32) as usize..(e >> 32) as usize).contains(&i)));
         assert!(outside.into_iter().all(|i| pos[i] == i as u32), "{kernel:?}: an item between segments moved");
+        // Stable: each segment as a stable sort of (key, position) leaves it.
+        let mut stable: Vec<(K, u32)> = input.iter().copied().zip(0..n as u32).collect();
+        for &e in &list {
+            stable[(e as u32) as usize..(e >> 32) as usize].sort_by_key(|p| p.0);
+        }
+        let (mut keys, mut pos): (Vec<K>, Vec<u32>) = (input.clone(), (0..n as u32).collect());
+        run::<K, u32, true>(kernel, &mut keys, &mut pos, &list);
+        let got: Vec<(K, u32)> = keys.into_iter().zip(pos).collect();
+        assert!(got == stable, "{kernel:?}, stable, spread {spread}");
     }
 }
 

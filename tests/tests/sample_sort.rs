@@ -109,6 +109,15 @@ fn stable_pairs_keep_input_order(g: &Gpu) {
             stable::<f64>(g, dist, 300_007, &opts(order, true));
         }
     }
+    // Buckets of about 64 and 1024 keys (the stable warp and block
+    // kernels), ties among them (Zipf's tail; a uniform 2^25 draws ties too).
+    for n in [(1 << 22) + 3, 1 << 25] {
+        for dist in [Dist::Zipf, Dist::Uniform, Dist::Gaussian] {
+            stable::<u32>(g, dist, n, &opts(Order::Ascending, true));
+        }
+    }
+    stable::<f64>(g, Dist::Zipf, (1 << 23) + 1, &opts(Order::Descending, true));
+    stable::<i64>(g, Dist::Uniform, (1 << 22) + 1, &opts(Order::Ascending, true));
 }
 
 /// One of each, small (for compute-sanitizer): keys, pairs, stable pairs,
@@ -128,12 +137,15 @@ fn small(g: &Gpu) {
 }
 
 /// Sizes past 2^27, where each segment's splitters come from 32 or 64
-/// samples a way (`SamplePlan::oversample`): keys, pairs of 64-bit keys.
+/// samples a way (`SamplePlan::oversample`): keys, pairs of 64-bit keys,
+/// stable pairs.
 fn large(g: &Gpu) {
     for (dist, n) in [(Dist::Uniform, (1 << 27) + 5), (Dist::Uniform, (1 << 28) + 3), (Dist::Zipf, 1 << 28)] {
         check_sort::<u32>(g, dist, n, &opts(Order::Ascending, false));
     }
     check_sort_pairs::<u64>(g, Dist::Gaussian, (1 << 27) + 1, &opts(Order::Descending, false));
+    // Buckets of about 8192 keys: many long ones, by the stable merge sort.
+    stable::<u32>(g, Dist::Uniform, (1 << 28) + 3, &opts(Order::Ascending, true));
 }
 
 /// The default (`Algorithm::Auto`) runs the sample sort where the GPU's

@@ -18,13 +18,16 @@ use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, Se
 impl Gpu {
     /// One launch of a segmented kernel over `segments` of `items`.
     pub(crate) fn sort_segments_kernel(&self, items: &Items, segments: Segments, k: &SegmentLaunch) -> Result<()> {
+        let (items, stable) = (&Items { kind: k.items(items.kind), ..*items }, k.stable);
         match k.kernel {
-            SegmentKernel::WarpChunks { chunk } => self.launch(&SegmentedChunks { items, segments, chunk }, k.shape),
+            SegmentKernel::WarpChunks { chunk } => {
+                self.launch(&SegmentedChunks { items, segments, chunk, stable }, k.shape)
+            }
             SegmentKernel::Warp { keys_per_lane } => {
                 let width = warpsort_kernels::config::WARP_SIZE * keys_per_lane;
-                self.launch(&SegmentedWarp { width, items, segments }, k.shape)
+                self.launch(&SegmentedWarp { width, items, segments, stable }, k.shape)
             }
-            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments }, k.shape),
+            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments, stable }, k.shape),
         }
     }
 
@@ -110,7 +113,7 @@ impl Gpu {
         let counts = self.count_offsets(offsets, plan.segments, plan.n, plan.odd_equal, at(plan.counters), room)?;
         let p = self.policy();
         let kind = plan.shape.kind;
-        let classes = OffsetsLaunches::new(&counts, kind, p);
+        let classes = OffsetsLaunches::new(&counts, kind, plan.stable, p);
         let (long_start, long_count) = classes.long;
         let mut long = vec![0u64; long_count];
         self.download(lists + 8 * long_start as u64, &mut long)?;

@@ -291,16 +291,18 @@ impl Kernel for BitonicFused<'_> {
 }
 
 /// `segmented_chunks_*` (device `segmented::sort_chunks`): segments of up
-/// to `chunk` items, several per warp.
+/// to `chunk` items, several per warp; `stable`: `segmented_chunks_stable_*`.
 pub(crate) struct SegmentedChunks<'a> {
     pub items: &'a Items,
     pub segments: Segments,
     pub chunk: u32,
+    pub stable: bool,
 }
 
 impl Kernel for SegmentedChunks<'_> {
     fn id(&self) -> KernelId {
-        KernelId::new(Family::SegmentedChunks, self.items.kind)
+        let family = if self.stable { Family::SegmentedChunksStable } else { Family::SegmentedChunks };
+        KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
         [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.chunk)]].concat()
@@ -308,16 +310,18 @@ impl Kernel for SegmentedChunks<'_> {
 }
 
 /// `segmented_warp{w}_*` (device `segmented::sort_warps`): segments of up
-/// to `width` items, a warp each.
+/// to `width` items, a warp each; `stable`: `segmented_warp_stable{w}_*`.
 pub(crate) struct SegmentedWarp<'a> {
     pub width: u32,
     pub items: &'a Items,
     pub segments: Segments,
+    pub stable: bool,
 }
 
 impl Kernel for SegmentedWarp<'_> {
     fn id(&self) -> KernelId {
-        KernelId::with_width(Family::SegmentedWarp, self.width, self.items.kind)
+        let family = if self.stable { Family::SegmentedWarpStable } else { Family::SegmentedWarp };
+        KernelId::with_width(family, self.width, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
         [&items(self.items)[..], &self.segments.params()].concat()
@@ -325,15 +329,17 @@ impl Kernel for SegmentedWarp<'_> {
 }
 
 /// `segmented_block_*` (device `segmented::sort_blocks`): segments of up to
-/// a block's tile, a block each.
+/// a block's tile, a block each; `stable`: `segmented_block_stable_*`.
 pub(crate) struct SegmentedBlock<'a> {
     pub items: &'a Items,
     pub segments: Segments,
+    pub stable: bool,
 }
 
 impl Kernel for SegmentedBlock<'_> {
     fn id(&self) -> KernelId {
-        KernelId::new(Family::SegmentedBlock, self.items.kind)
+        let family = if self.stable { Family::SegmentedBlockStable } else { Family::SegmentedBlock };
+        KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
         [&items(self.items)[..], &self.segments.params()].concat()

@@ -106,11 +106,17 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
             oversampling: 2,
             bounds: 3,
         }));
-        all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8 }));
-        all.push(Box::new(SegmentedBlock { items: it, segments: rows }));
-        let warps: &[u32] = if PLAIN.contains(&kind) { &WARP_SORT_KEYS_PER_LANE } else { &[16] };
-        for &k in warps {
-            all.push(Box::new(SegmentedWarp { width: WARP_SIZE * k, items: it, segments: rows }));
+        if PLAIN.contains(&kind) {
+            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: false }));
+            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: false }));
+            for k in WARP_SORT_KEYS_PER_LANE {
+                all.push(Box::new(SegmentedWarp { width: WARP_SIZE * k, items: it, segments: rows, stable: false }));
+            }
+        }
+        if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
+            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: true }));
+            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: true }));
+            all.push(Box::new(SegmentedWarp { width: WARP_SIZE * 16, items: it, segments: rows, stable: true }));
         }
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));

@@ -148,9 +148,9 @@ impl SortPlan {
         opts.validate()?;
         let kind = shape.kind;
         // Stable sorts of pairs: ranked items, or (`opts.stable`) pairs whose
-        // values move with their keys, which only a merge sort that keeps
-        // ties in order can sort (`permute::PairsPlan` asks only there). The
-        // table knows them all as ranked items.
+        // values move with their keys, which only a merge or sample sort
+        // that keeps ties in order can sort (`permute::PairsPlan` asks only
+        // there). The table knows them all as ranked items.
         let stable = kind.is_ranked() || (opts.stable && kind.pairs());
         let table_kind = if stable { kind.ranked() } else { kind };
         let algorithm = p.algorithm(opts.algorithm, table_kind, n);
@@ -212,12 +212,13 @@ impl SortPlan {
 
     /// Whether a stable sort of `n` pairs of `kind` (not ranked) with
     /// `opts` keeps equal keys in input order without ranks: where the
-    /// table's algorithm for them (as ranked items) is the merge sort and
-    /// its configuration has the stable step 1
-    /// ([`MergeSortPlan::keeps_ties`]). Elsewhere they are sorted as
-    /// ranked items.
+    /// table's algorithm for them (as ranked items) is the merge sort with
+    /// the stable step 1 ([`MergeSortPlan::keeps_ties`]), or the sample sort
+    /// (whose passes keep input order, whose stable kernels sort its buckets
+    /// and whose long buckets go to that merge sort). Elsewhere they are
+    /// sorted as ranked items.
     pub fn keeps_ties_itself(opts: &SortOptions, kind: ItemKind, n: usize, p: &Policy) -> bool {
-        p.algorithm(opts.algorithm, kind.ranked(), n) == Algorithm::MergeSort
+        matches!(p.algorithm(opts.algorithm, kind.ranked(), n), Algorithm::MergeSort | Algorithm::SampleSort)
             && MergeSortPlan::keeps_ties(&opts.merge_sort, kind)
     }
 

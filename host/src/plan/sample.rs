@@ -18,6 +18,7 @@ use crate::launch::{Family, ItemKind, KernelId, Shape};
 use crate::options::{Algorithm, Presorted, SortOptions};
 use crate::plan::SortShape;
 use crate::plan::layout::Layout;
+use crate::plan::merge_sort::STABLE_TILE_KINDS;
 use crate::plan::segments::OffsetsPlan;
 use crate::plan::{Launch, Launches};
 use crate::policy::{Policy, SAMPLE};
@@ -76,6 +77,10 @@ impl SamplePlan {
         if n > u32::MAX as usize {
             return Err(Error::TooLong { len: n, max: u32::MAX as usize });
         }
+        let stable = kind.is_ranked() || (opts.stable && kind.pairs());
+        if stable && !STABLE_TILE_KINDS.contains(&kind.rank_as_value()) {
+            return Err(Error::BadConfig(format!("the sample sort keeps ties of {kind:?} items only by ranks")));
+        }
         let per_block = n.div_ceil(SAMPLE.first_blocks);
         let chunks = [
             per_block.clamp(SAMPLE.min_chunk, SAMPLE.max_chunk),
@@ -96,9 +101,12 @@ impl SamplePlan {
         let blocks = l.region(max_blocks * size_of::<BlockWork>());
         let segments = l.region(segs * size_of::<SegmentWork>());
         let offsets = l.region((segs * BUCKETS as usize + 1) * 4);
-        // Odd buckets hold keys equal to a splitter, in input order.
+        // Odd buckets hold keys equal to a splitter, in input order. With
+        // values (ranks too) both passes keep input order, so a stable sort
+        // of the buckets keeps the whole sort stable.
         let buckets = OffsetsPlan {
             odd_equal: true,
+            stable,
             ..OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize)
         };
         let buckets_at = l.region(buckets.temp_bytes);
@@ -260,6 +268,11 @@ mod tests {
             assert_eq!(p.segment_opts.algorithm, Algorithm::MergeSort, "long buckets by the merge sort");
             assert_eq!(p.segment_opts.presorted, Presorted::Always, "a long bucket's order scanned first");
             assert!(p.buckets.odd_equal, "equality buckets are left as they are");
+            assert!(!p.buckets.stable, "unstable pairs, unstable buckets");
+            let stable = SortOptions { stable: true, ..SortOptions::default() };
+            let plan = |kind| SamplePlan::new(&stable, kind, n, &crate::policy::HOPPER).unwrap();
+            assert!(plan(ItemKind::U32U32).buckets.stable && plan(ItemKind::U64Rank).buckets.stable);
+            assert!(plan(ItemKind::U32U32).segment_opts.stable, "long buckets by a stable merge sort");
         }
         assert!(matches!(
             SamplePlan::new(&SortOptions::default(), ItemKind::U32, u32::MAX as usize + 1, &crate::policy::HOPPER),

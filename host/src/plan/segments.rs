@@ -21,6 +21,10 @@ use crate::policy::Policy;
 pub(crate) struct SegmentLaunch {
     pub kernel: SegmentKernel,
     pub shape: Shape,
+    /// The stable kernel: equal keys keep their order in the segment
+    /// (ranked items, whose ranks ascend in each segment; the sample sort's
+    /// stable buckets).
+    pub stable: bool,
 }
 
 impl SegmentLaunch {
@@ -37,16 +41,33 @@ impl SegmentLaunch {
             SegmentKernel::Block { tile } => Shape::new(count.min(i32::MAX as usize) as u32, tile / KEYS_PER_LANE)
                 .with_smem(tile * kind.item_bytes() as u32),
         };
-        SegmentLaunch { kernel, shape }
+        SegmentLaunch { kernel, shape, stable: kind.is_ranked() }
+    }
+
+    /// The same launch of the stable kernel (built for the items of
+    /// `merge_sort::STABLE_TILE_KINDS`, ranks as plain payloads; a tile of
+    /// their items holds a tile of placed keys and of payloads). Ranked
+    /// items always take it: no segmented kernel compares ranks.
+    pub fn stable(self) -> Self {
+        SegmentLaunch { stable: true, ..self }
+    }
+
+    /// The items the kernel sees: ranks as plain payloads in the stable
+    /// kernels, which keep ties in order by place.
+    pub fn items(&self, kind: ItemKind) -> ItemKind {
+        if self.stable { kind.rank_as_value() } else { kind }
     }
 
     pub fn id(&self, kind: ItemKind) -> KernelId {
+        let (chunks, warp, block) = match self.stable {
+            false => (Family::SegmentedChunks, Family::SegmentedWarp, Family::SegmentedBlock),
+            true => (Family::SegmentedChunksStable, Family::SegmentedWarpStable, Family::SegmentedBlockStable),
+        };
+        let kind = self.items(kind);
         match self.kernel {
-            SegmentKernel::WarpChunks { .. } => KernelId::new(Family::SegmentedChunks, kind),
-            SegmentKernel::Warp { keys_per_lane } => {
-                KernelId::with_width(Family::SegmentedWarp, WARP_SIZE * keys_per_lane, kind)
-            }
-            SegmentKernel::Block { .. } => KernelId::new(Family::SegmentedBlock, kind),
+            SegmentKernel::WarpChunks { .. } => KernelId::new(chunks, kind),
+            SegmentKernel::Warp { keys_per_lane } => KernelId::with_width(warp, WARP_SIZE * keys_per_lane, kind),
+            SegmentKernel::Block { .. } => KernelId::new(block, kind),
         }
     }
 }
@@ -150,6 +171,10 @@ pub(crate) struct OffsetsPlan {
     /// sample sort's equality buckets): sorted already, so no kernel and no
     /// merge sort touches them, however long.
     pub odd_equal: bool,
+    /// Whether equal keys keep their input order (the sample sort's stable
+    /// buckets): the stable kernels, and stable merge sorts of the long
+    /// segments.
+    pub stable: bool,
     pub temp_bytes: usize,
 }
 
@@ -160,7 +185,18 @@ impl OffsetsPlan {
         let widened = (shape.fields.is_some() && n > 0).then(|| l.region(shape.encoded_bytes(n)));
         let counters = l.region(SEGMENT_COUNTERS * 4);
         let lists = l.region(room * 8);
-        OffsetsPlan { n, segments, shape, widened, counters, lists, room, odd_equal: false, temp_bytes: l.bytes() }
+        OffsetsPlan {
+            n,
+            segments,
+            shape,
+            widened,
+            counters,
+            lists,
+            room,
+            odd_equal: false,
+            stable: false,
+            temp_bytes: l.bytes(),
+        }
     }
 
     /// The storage of the check alone ([`crate::Gpu::check_segments`]).
@@ -182,14 +218,17 @@ pub(crate) struct OffsetsLaunches {
 }
 
 impl OffsetsLaunches {
-    pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, p: &Policy) -> Self {
+    /// The launches of segments counted by class, by the stable kernels
+    /// when `stable`.
+    pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, p: &Policy) -> Self {
         let mut classes = Vec::new();
         let mut start = 0;
         for (c, &count) in counts.iter().enumerate().skip(1) {
             if count > 0
                 && let Some(k) = SegmentKernel::for_class(c as u32)
             {
-                classes.push((SegmentLaunch::new(k, count, kind, p), start, count));
+                let launch = SegmentLaunch::new(k, count, kind, p);
+                classes.push((if stable { launch.stable() } else { launch }, start, count));
             }
             if c == SEGMENT_CLASS_LONG as usize {
                 return OffsetsLaunches { classes, long: (start, count), kind };
@@ -270,7 +309,7 @@ mod tests {
         counts[7] = 2; // up to 512
         counts[11] = 1; // up to 8192
         counts[SEGMENT_CLASS_LONG as usize] = 3;
-        let l = OffsetsLaunches::new(&counts, ItemKind::U32, &HOPPER);
+        let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, &HOPPER);
         let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
         assert_eq!(
             kernels,

@@ -158,10 +158,11 @@ fn plans_list_their_launches() {
 }
 
 /// Stable key-value sorts: 4-byte values move with their keys where the
-/// merge sort keeps ties in order by itself (its stable step 1), the values
-/// are gathered by ranked positions elsewhere (8-byte values, the sample
-/// sort's sizes of `u64` keys, the bitonic tiles or merges); a plan of
-/// unranked pairs that could not keep them is refused, never unstable.
+/// merge sort keeps ties in order by itself (its stable step 1) and where
+/// the sample sort does (its stable buckets), the values are gathered by
+/// ranked positions elsewhere (8-byte values, the bitonic tiles or merges);
+/// a plan of unranked pairs that could not keep them is refused, never
+/// unstable.
 #[test]
 fn stable_pairs_keep_ties_without_ranks_where_the_merge_sort_can() {
     use permute::PairsPlan;
@@ -169,7 +170,11 @@ fn stable_pairs_keep_ties_without_ranks_where_the_merge_sort_can() {
     let in_place =
         |opts: &SortOptions, kb, vb, n| match PairsPlan::new(opts, SortShape::new(kb, vb), n, &HOPPER).unwrap() {
             PairsPlan::WithKeys { plan, .. } => match plan.algo {
-                Algo::MergeSort(m) => Some(m.tile.stable),
+                Algo::MergeSort(m) => Some(if m.tile.stable { "merge, stable step 1" } else { "merge" }),
+                Algo::Sample { sample, merge } => {
+                    assert!(sample.buckets.stable && merge.tile.stable, "stable buckets, long ones too");
+                    Some("sample, stable buckets")
+                }
                 _ => None,
             },
             PairsPlan::Gathered { plan, .. } => {
@@ -178,12 +183,16 @@ fn stable_pairs_keep_ties_without_ranks_where_the_merge_sort_can() {
             }
         };
     let u64_sample = HOPPER.sample_range(ItemKind::U64Rank).unwrap();
-    assert_eq!(in_place(&stable, 4, 4, 1 << 26), Some(true));
-    assert_eq!(in_place(&stable, 4, 4, 5), Some(true));
-    assert_eq!(in_place(&stable, 8, 4, u64_sample.min_items - 1), Some(true));
-    assert_eq!(in_place(&stable, 8, 4, u64_sample.min_items), None, "the sample sort ranks");
-    assert_eq!(in_place(&stable, 8, 4, u64_sample.max_items + 1), Some(true));
+    let (merge, sample) = (Some("merge, stable step 1"), Some("sample, stable buckets"));
+    assert_eq!(in_place(&stable, 4, 4, 1 << 26), merge);
+    assert_eq!(in_place(&stable, 4, 4, 5), merge);
+    assert_eq!(in_place(&stable, 8, 4, u64_sample.min_items - 1), merge);
+    assert_eq!(in_place(&stable, 8, 4, u64_sample.min_items), sample);
+    assert_eq!(in_place(&stable, 8, 4, u64_sample.max_items + 1), merge);
+    let by_sample = SortOptions { algorithm: Algorithm::SampleSort, ..stable };
+    assert_eq!(in_place(&by_sample, 4, 4, 1 << 20), sample);
     assert_eq!(in_place(&stable, 4, 8, 1 << 20), None);
+    assert_eq!(in_place(&by_sample, 4, 8, 1 << 20), None, "8-byte values: ranked positions");
     let warp =
         SortOptions { merge_sort: MergeSortConfig { merge: MergeKernel::WarpBitonic, ..Default::default() }, ..stable };
     assert_eq!(in_place(&warp, 4, 4, 1 << 20), None);
