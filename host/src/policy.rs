@@ -85,21 +85,20 @@ pub(crate) struct SampleRange {
 }
 
 /// Hopper's table for [`Algorithm::Auto`], measured on an H200
-/// (`docs/runs/2026-11-27g/call8-choice-18f0e14-h200.jsonl`; `cargo xtask
+/// (`docs/runs/2026-11-28c/call1-choice-09c354e-h200.jsonl`; `cargo xtask
 /// choice` derives it from such a run, and a test of `xtask` holds the two
-/// together): 8-byte keys with values from about 2^21.6 to 2^27.6 (2^28 with
-/// `u64` values), alone from about 2^22.6, stable from about 2^21.6 to 2^26.6;
-/// `u32` keys with `u64` values from about 2^22.6 to 2^27.6, with `u32`
-/// values from about 2^23.6 to 2^28, alone from about 2^24.6 to 2^28;
-/// never the stable sort of 4-byte keys (the merge sort keeps their ties by
-/// its stable step 1, the sample sort ranks them).
-const HOPPER_SAMPLE: [SampleRange; 7] = [
-    SampleRange { kind: ItemKind::U32, min_items: 3 << 23, max_items: 1 << 28 },
-    SampleRange { kind: ItemKind::U32U32, min_items: 3 << 22, max_items: 1 << 28 },
-    SampleRange { kind: ItemKind::U32U64, min_items: 3 << 21, max_items: 3 << 26 },
-    SampleRange { kind: ItemKind::U64, min_items: 3 << 21, max_items: 3 << 26 },
-    SampleRange { kind: ItemKind::U64Rank, min_items: 3 << 20, max_items: 3 << 25 },
-    SampleRange { kind: ItemKind::U64U32, min_items: 3 << 20, max_items: 3 << 26 },
+/// together): 8-byte keys with values from about 2^21.6 to 2^28, stable
+/// from about 2^21.6 to 2^26.6, alone from about 2^22.6 to 2^28; `u32` keys
+/// with values (stable too) from about 2^22.6 to 2^28, alone from about
+/// 2^23.6 to 2^28.
+const HOPPER_SAMPLE: [SampleRange; 8] = [
+    SampleRange { kind: ItemKind::U32, min_items: 3 << 22, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U32Rank, min_items: 3 << 21, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U32U32, min_items: 3 << 21, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U32U64, min_items: 3 << 21, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U64, min_items: 3 << 21, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U64Rank, min_items: 3 << 20, max_items: 3 << 26 },
+    SampleRange { kind: ItemKind::U64U32, min_items: 3 << 20, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U64U64, min_items: 3 << 20, max_items: 1 << 28 },
 ];
 
