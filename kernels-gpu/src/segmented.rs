@@ -226,7 +226,7 @@ unsafe fn gather_placed<K: PlacedKey, V: Word, const N: usize>(
     len: usize,
 ) -> [Pair<K, V>; N] {
     core::array::from_fn(|r| {
-        // The first `len` slots hold the real keys, and their places lie below `len`.
+        // SAFETY: the first `len` slots hold the real keys, whose places lie below `len`.
         let v = if thread * N + r < len { unsafe { *from.add(K::place_of(x[r]) as usize) } } else { V::default() };
         Pair { k: K::key_of(x[r]), v }
     })
@@ -268,17 +268,17 @@ pub unsafe fn sort_chunks<K: PlacedKey, V: Word, const N: usize, const STABLE: b
         // SAFETY: as above; this warp owns its segments.
         let seg = unsafe { items.offset(start) };
         let x = if STABLE {
-            let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) };
+            let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
             if whole { network::warp_sort(&mut w, lane as u32) } else { network::warp_sort_chunks(&mut w, lane as u32, chunk) }
-            let x = unsafe { gather_placed(&w, seg.vals, t, len) };
+            let x = unsafe { gather_placed(&w, seg.vals, t, len) }; // SAFETY: the segment's payloads.
             sync_warp();
             x
         } else {
-            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) };
+            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
             if whole { network::warp_sort(&mut x, lane as u32) } else { network::warp_sort_chunks(&mut x, lane as u32, chunk) }
             x
         };
-        unsafe { store_blocked(&seg, t, len, &x) };
+        unsafe { store_blocked(&seg, t, len, &x) }; // SAFETY: this warp's segment, its loads done.
         first += grid_threads() / WARP_SIZE as usize * per_warp;
     }
 }
@@ -328,8 +328,8 @@ pub unsafe fn sort_warps<K: PlacedKey, V: Word, const N: usize, const B: usize, 
 
 /// Sorts the segments of `bounds` a block each (grid-stride), a tile of
 /// `blockDim * KEYS_PER_LANE` items (at least every segment's length) in
-/// registers and shared memory. With `STABLE` as for [`sort_chunks`], the
-/// payloads fetched from a copy of the segment's staged in the shared memory
+/// registers and shared memory. With `STABLE` as for [`sort_chunks`], each
+/// payload fetched from the segment's payloads staged in the shared memory
 /// the network is done with.
 ///
 /// # Safety
@@ -346,10 +346,10 @@ pub unsafe fn sort_blocks<K: PlacedKey, V: Word, const STABLE: bool>(items: Item
     while j < bounds.count {
         // SAFETY: j < count; the segment lies inside the arrays and this block owns it.
         let (start, len) = unsafe { bounds.get(j) };
-        let seg = unsafe { items.offset(start) };
+        let seg = unsafe { items.offset(start) }; // SAFETY: as above.
         let x = if STABLE {
             let b: Block<K::Placed> = Block { smem: dynamic_smem(), warp, lane };
-            let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) };
+            let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
             b.sort(&mut w, tile, len);
             // Every thread is past the network: its slots take the payloads.
             let staged: *mut V = dynamic_smem();
@@ -362,17 +362,17 @@ pub unsafe fn sort_blocks<K: PlacedKey, V: Word, const STABLE: bool>(items: Item
                 own.for_each(|i| unsafe { *staged.add(i) = *seg.vals.add(i) });
             }
             sync_block();
-            let x = unsafe { gather_placed(&w, staged, t, len) };
+            let x = unsafe { gather_placed(&w, staged, t, len) }; // SAFETY: the payloads staged above.
             // The staged payloads are read before the next segment's network reuses the slots.
             sync_block();
             x
         } else {
             let b: Block<Pair<K, V>> = Block { smem: dynamic_smem(), warp, lane };
-            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) };
+            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
             b.sort(&mut x, tile, len);
             x
         };
-        unsafe { store_blocked(&seg, t, len, &x) };
+        unsafe { store_blocked(&seg, t, len, &x) }; // SAFETY: this block's segment, its loads done.
         j += grid_dim() as usize;
     }
 }
