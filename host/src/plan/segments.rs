@@ -172,8 +172,8 @@ pub(crate) struct OffsetsPlan {
     /// merge sort touches them, however long.
     pub odd_equal: bool,
     /// Whether equal keys keep their input order (the sample sort's stable
-    /// buckets): the stable kernels, and stable merge sorts of the long
-    /// segments.
+    /// buckets): the stable kernels (the long segments' merge sorts keep
+    /// ties as the options' `stable` says).
     pub stable: bool,
     pub temp_bytes: usize,
 }
