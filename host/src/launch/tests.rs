@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE,
+    WARP_SORT_MAX_SEGMENT,
 };
 use warpsort_kernels::ordered::{Fields, View, mode};
 
@@ -116,7 +117,8 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
             all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: true }));
             all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: true }));
-            all.push(Box::new(SegmentedWarp { width: WARP_SIZE * 16, items: it, segments: rows, stable: true }));
+            let width = WARP_SORT_MAX_SEGMENT;
+            all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable: true }));
         }
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));

@@ -151,7 +151,7 @@ impl SortPlan {
         // values move with their keys, which only a merge or sample sort
         // that keeps ties in order can sort (`permute::PairsPlan` asks only
         // there). The table knows them all as ranked items.
-        let stable = kind.is_ranked() || (opts.stable && kind.pairs());
+        let stable = SortPlan::ties_in_order(opts, kind);
         let table_kind = if stable { kind.ranked() } else { kind };
         let algorithm = p.algorithm(opts.algorithm, table_kind, n);
         if stable && !kind.is_ranked() && !SortPlan::keeps_ties_itself(opts, kind, n, p) {
@@ -208,6 +208,13 @@ impl SortPlan {
             _ => None,
         };
         Ok(SortPlan { n, shape, widened, algo_at, algo, presorted, temp_bytes: l.bytes() })
+    }
+
+    /// Whether a sort of `kind` items with `opts` keeps equal keys in input
+    /// order: ranked items, and pairs sorted with `opts.stable` (key-only
+    /// sorts need no order among equal keys).
+    pub fn ties_in_order(opts: &SortOptions, kind: ItemKind) -> bool {
+        kind.is_ranked() || (opts.stable && kind.pairs())
     }
 
     /// Whether a stable sort of `n` pairs of `kind` (not ranked) with

@@ -16,11 +16,10 @@ use warpsort_kernels::config::distribute::{
 use crate::error::{Error, Result};
 use crate::launch::{Family, ItemKind, KernelId, Shape};
 use crate::options::{Algorithm, Presorted, SortOptions};
-use crate::plan::SortShape;
 use crate::plan::layout::Layout;
 use crate::plan::merge_sort::STABLE_TILE_KINDS;
 use crate::plan::segments::OffsetsPlan;
-use crate::plan::{Launch, Launches};
+use crate::plan::{Launch, Launches, SortPlan, SortShape};
 use crate::policy::{Policy, SAMPLE};
 
 /// Every decision and region of one sample sort of `n` items of `kind`
@@ -77,7 +76,7 @@ impl SamplePlan {
         if n > u32::MAX as usize {
             return Err(Error::TooLong { len: n, max: u32::MAX as usize });
         }
-        let stable = kind.is_ranked() || (opts.stable && kind.pairs());
+        let stable = SortPlan::ties_in_order(opts, kind);
         if stable && !STABLE_TILE_KINDS.contains(&kind.rank_as_value()) {
             return Err(Error::BadConfig(format!("the sample sort keeps ties of {kind:?} items only by ranks")));
         }
