@@ -266,6 +266,9 @@ pub const fn segment_class_capacity(class: u32) -> u32 {
 /// `offsets[i] > offsets[i + 1]` (`u32::MAX` when none), the count of every
 /// class, `offsets[0]` and `offsets[segments]`, then a list cursor per class.
 pub const SEGMENT_COUNTERS: usize = 2 * SEGMENT_CLASSES + 3;
+/// Shared bytes of the class kernels (`segment_classes_count`,
+/// `segment_classes_list`): a count, a cursor and a first place per class.
+pub const SEGMENT_CLASSES_SMEM: u32 = 3 * 4 * SEGMENT_CLASSES as u32;
 /// Where [`SEGMENT_COUNTERS`] keeps `offsets[0]`, `offsets[segments]` and the cursors.
 pub const SEGMENT_FIRST: usize = SEGMENT_CLASSES + 1;
 /// See [`SEGMENT_FIRST`].

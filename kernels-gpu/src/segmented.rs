@@ -14,12 +14,16 @@ use core::ptr::NonNull;
 
 use crate::arch::{
     block_dim, block_idx, dynamic_smem, global_thread, global_warp, grid_dim, grid_threads, lane_id, sync_block, sync_warp,
+    thread_idx,
 };
 use crate::block_network::Block;
 use crate::checks::Bits64;
 #[cfg(target_arch = "nvptx64")]
 use crate::config::warp_sort_batch;
-use crate::config::{KEYS_PER_LANE, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE, segment_class};
+use crate::config::{
+    KEYS_PER_LANE, SEGMENT_CLASSES, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE,
+    segment_class,
+};
 use crate::item::{Items, Pair, PlacedKey, Word};
 use crate::network;
 use crate::tile::{load_blocked, store_blocked};
@@ -53,19 +57,95 @@ fn per_class(listed: bool, class: u32, mut f: impl FnMut(u32, u32)) {
     }
 }
 
+/// Calls `f(i, ok, class, listed)` for every segment `i` of this thread's
+/// part of the grid (`i` past `segs` on the last round: `listed` false),
+/// in a grid-stride loop a warp at a time: warp-uniform, so that the votes
+/// in `f` see the whole warp. `ok`: the segment's offsets are in order;
+/// `listed`: they are, and its class is not 0.
+///
+/// # Safety
+/// `off` holds `segs + 1` offsets.
+#[inline(always)]
+unsafe fn each_class_round(
+    off: *const u32,
+    segs: usize,
+    odd_sorted: bool,
+    mut f: impl FnMut(usize, bool, u32, bool),
+) {
+    let lane = lane_id() as usize;
+    let mut base = global_thread() - lane;
+    while base < segs {
+        let i = base + lane;
+        // SAFETY: i < segs.
+        let (ok, class) = if i < segs { unsafe { class_of(off, i, odd_sorted) } } else { (true, 0) };
+        f(i, ok, class, i < segs && ok && class != 0);
+        base += grid_threads();
+    }
+}
+
+/// The block's three `SEGMENT_CLASSES` words of shared memory: counts,
+/// cursors, first places.
+#[inline(always)]
+fn class_words() -> (*mut u32, *mut u32, *mut u32) {
+    let w = dynamic_smem::<u32>();
+    // SAFETY: SEGMENT_CLASSES_SMEM holds the three arrays.
+    unsafe { (w, w.add(SEGMENT_CLASSES), w.add(2 * SEGMENT_CLASSES)) }
+}
+
+/// Counts the block's listed segments per class into `counts` (shared,
+/// zeroed): a warp's segments of one class by one shared atomic. With
+/// `bad`, lowers it to every `i` whose offsets decrease.
+///
+/// # Safety
+/// As [`each_class_round`]; `counts` holds `SEGMENT_CLASSES` shared words.
+#[inline(always)]
+unsafe fn count_block(off: *const u32, segs: usize, odd_sorted: bool, counts: *mut u32, bad: Option<*mut u32>) {
+    let lane = lane_id();
+    let count = |i: usize, ok: bool, class: u32, listed: bool| {
+        if let (false, Some(first_bad)) = (ok, bad) {
+            // SAFETY: a valid global word.
+            unsafe { AtomicU32::from_ptr(first_bad).fetch_min(i as u32, Relaxed) };
+        }
+        per_class(listed, class, |c, lanes| {
+            if lane == lanes.trailing_zeros() {
+                // SAFETY: c < SEGMENT_CLASSES.
+                unsafe { AtomicU32::from_ptr(counts.add(c as usize)).fetch_add(lanes.count_ones(), Relaxed) };
+            }
+        });
+    };
+    // SAFETY: the caller's contract.
+    unsafe { each_class_round(off, segs, odd_sorted, count) }
+}
+
+/// Zeroes the block's class words.
+#[inline(always)]
+fn clear_class_words() {
+    let (counts, cursors, _) = class_words();
+    let t = thread_idx() as usize;
+    if t < SEGMENT_CLASSES {
+        // SAFETY: t < SEGMENT_CLASSES.
+        unsafe {
+            *counts.add(t) = 0;
+            *cursors.add(t) = 0;
+        }
+    }
+    sync_block();
+}
+
 /// Checks the offsets and counts the segments of each class:
 /// `counters[0]` becomes the first `i` with `off[i] > off[i + 1]` (the host
 /// sets it to `u32::MAX`), `counters[1 + c]` the segments of class `c`,
 /// and the last two words `off[0]` and `off[segs]`. Unless `odd_sorted` is
 /// 0, odd segments are runs of equal keys in order (the sample sort's
-/// equality buckets): checked, but neither counted nor listed.
+/// equality buckets): checked, but neither counted nor listed. The block
+/// counts in shared memory and adds its counts once.
 ///
 /// # Safety
-/// `off` holds `segs + 1` offsets; `counters` holds `SEGMENT_COUNTERS` words.
+/// `off` holds `segs + 1` offsets; `counters` holds `SEGMENT_COUNTERS` words;
+/// [`SEGMENT_CLASSES_SMEM`](crate::config::SEGMENT_CLASSES_SMEM) of shared memory.
 #[inline(always)]
 pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counters: *mut u32) {
     let segs = segs as usize;
-    let lane = lane_id() as usize;
     if global_thread() == 0 {
         // SAFETY: off holds segs + 1 offsets; counters has these words.
         unsafe {
@@ -73,23 +153,20 @@ pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counter
             *counters.add(SEGMENT_LAST) = *off.add(segs);
         }
     }
-    let mut base = global_thread() - lane;
-    // Warp-uniform loop so that the votes see the whole warp.
-    while base < segs {
-        let i = base + lane;
-        // SAFETY: i < segs.
-        let (ok, class) = if i < segs { unsafe { class_of(off, i, odd_sorted != 0) } } else { (true, 0) };
-        if !ok {
-            // SAFETY: counters[0] is a valid word.
-            unsafe { AtomicU32::from_ptr(counters).fetch_min(i as u32, Relaxed) };
-        }
-        per_class(i < segs && ok && class != 0, class, |c, lanes| {
-            if lane as u32 == lanes.trailing_zeros() {
-                // SAFETY: c < SEGMENT_CLASSES, inside the counters.
-                unsafe { AtomicU32::from_ptr(counters.add(1 + c as usize)).fetch_add(lanes.count_ones(), Relaxed) };
+    clear_class_words();
+    let (counts, _, _) = class_words();
+    // SAFETY: the caller's contract; the block's counts.
+    unsafe { count_block(off, segs, odd_sorted != 0, counts, Some(counters)) };
+    sync_block();
+    let t = thread_idx() as usize;
+    if t < SEGMENT_CLASSES {
+        // SAFETY: t < SEGMENT_CLASSES; counters has a word per class past the first.
+        unsafe {
+            let c = *counts.add(t);
+            if c != 0 {
+                AtomicU32::from_ptr(counters.add(1 + t)).fetch_add(c, Relaxed);
             }
-        });
-        base += grid_threads();
+        }
     }
 }
 
@@ -98,11 +175,14 @@ pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counter
 /// that the sorts read a segment's bounds with one load): class `c`'s list
 /// follows those of classes `1..c`. Lists nothing when the counts show bad
 /// offsets (a decrease, `off[0] != 0` or `off[segs] != n`), and never writes
-/// at or past entry `room`.
+/// at or past entry `room`. The block counts its segments per class, takes
+/// a run of each class's list with one atomic, and lists its segments there
+/// (in no set order).
 ///
 /// # Safety
 /// `off` holds `segs + 1` offsets; `counters` holds `SEGMENT_COUNTERS` words
-/// as `count_classes` left them (cursors zero); `lists` holds `room` entries.
+/// as `count_classes` left them (cursors zero); `lists` holds `room` entries;
+/// [`SEGMENT_CLASSES_SMEM`](crate::config::SEGMENT_CLASSES_SMEM) of shared memory.
 #[inline(always)]
 pub unsafe fn list_classes(
     off: *const u32,
@@ -118,36 +198,51 @@ pub unsafe fn list_classes(
         *counters == u32::MAX && *counters.add(SEGMENT_FIRST) == 0 && *counters.add(SEGMENT_LAST) as u64 == n
     };
     if !ok {
-        return;
+        return; // the whole grid alike
     }
-    let segs = segs as usize;
+    let (segs, odd_sorted) = (segs as usize, odd_sorted != 0);
+    clear_class_words();
+    let (counts, cursors, firsts) = class_words();
+    // SAFETY: the caller's contract; the block's counts.
+    unsafe { count_block(off, segs, odd_sorted, counts, None) };
+    sync_block();
+    let t = thread_idx() as usize;
+    if t < SEGMENT_CLASSES {
+        // SAFETY: every index stays inside the counters and the class words.
+        unsafe {
+            let mut first = 0u32;
+            for k in 1..t {
+                first += *counters.add(1 + k);
+            }
+            let c = *counts.add(t);
+            if c != 0 {
+                first += AtomicU32::from_ptr(counters.add(SEGMENT_CURSORS + t)).fetch_add(c, Relaxed);
+            }
+            *firsts.add(t) = first;
+        }
+    }
+    sync_block();
     let lane = lane_id();
-    let mut base = global_thread() - lane as usize;
-    while base < segs {
-        let i = base + lane as usize;
-        // SAFETY: i < segs.
-        let class = if i < segs { unsafe { class_of(off, i, odd_sorted != 0).1 } } else { 0 };
-        per_class(i < segs && class != 0, class, |c, lanes| {
+    let list = |i: usize, _: bool, class: u32, listed: bool| {
+        per_class(listed, class, |c, lanes| {
             let leader = lanes.trailing_zeros();
-            let mut first = 0u64;
+            let mut first = 0u32;
             if lane == leader {
-                // SAFETY: every index stays inside the counters.
+                // SAFETY: c < SEGMENT_CLASSES: the block's words.
                 unsafe {
-                    for k in 1..c {
-                        first += *counters.add(1 + k as usize) as u64;
-                    }
-                    let cursor = AtomicU32::from_ptr(counters.add(SEGMENT_CURSORS + c as usize));
-                    first += cursor.fetch_add(lanes.count_ones(), Relaxed) as u64;
+                    first = *firsts.add(c as usize)
+                        + AtomicU32::from_ptr(cursors.add(c as usize)).fetch_add(lanes.count_ones(), Relaxed);
                 }
             }
-            let slot = warp::shfl_idx(first, leader) + (lanes & ((1 << lane) - 1)).count_ones() as u64;
+            let slot = warp::shfl_idx(first, leader) as u64 + (lanes & ((1 << lane) - 1)).count_ones() as u64;
             if lanes & (1 << lane) != 0 && slot < room {
                 // SAFETY: slot < room; i < segs.
                 unsafe { *lists.add(slot as usize) = *off.add(i) as u64 | (*off.add(i + 1) as u64) << 32 };
             }
         });
-        base += grid_threads();
-    }
+    };
+    // SAFETY: the caller's contract.
+    unsafe { each_class_round(off, segs, odd_sorted, list) }
 }
 
 /// How a segmented kernel finds its segments: equal rows, or a list.
@@ -428,7 +523,7 @@ pub unsafe fn boundary_descents<K: Bits64>(
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = crate::kernel_name!(segment_classes_count))]
 pub unsafe extern "ptx-kernel" fn segment_classes_count(off: *const u32, segs: u64, odd_sorted: u32, counters: *mut u32) {
-    // SAFETY: the host passes segs + 1 offsets and the counters.
+    // SAFETY: the host passes segs + 1 offsets, the counters and the shared memory.
     unsafe { count_classes(off, segs, odd_sorted, counters) }
 }
 
@@ -444,7 +539,7 @@ pub unsafe extern "ptx-kernel" fn segment_classes_list(
     lists: *mut u64,
     room: u64,
 ) {
-    // SAFETY: the host passes segs + 1 offsets, the counted counters and `room` list entries.
+    // SAFETY: the host passes segs + 1 offsets, the counted counters, `room` list entries and the shared memory.
     unsafe { list_classes(off, segs, odd_sorted, n, counters, lists, room) }
 }
 

@@ -140,3 +140,71 @@ fn a_block_a_segment() {
     sorts::<u32>(Kernel::Blocks, |r| r as u32);
     sorts::<u64>(Kernel::Blocks, |r| r);
 }
+
+/// `count_classes` then `list_classes` (the blocks' shared counts, one
+/// atomic a block and class) over offsets of lengths in every class, on a
+/// grid whose threads take several segments each: the counts and each
+/// class's list as a CPU reference makes them (the lists in any order),
+/// odd segments left out with `odd_sorted`; offsets that decrease report
+/// the first place and list nothing.
+#[test]
+fn classes_counted_and_listed() {
+    use warpsort_kernels::config::{
+        SEGMENT_CLASSES, SEGMENT_CLASSES_SMEM, SEGMENT_COUNTERS, SEGMENT_CURSORS, segment_class,
+    };
+    use warpsort_kernels::segmented::{count_classes, list_classes};
+    let r = random(3000, 7);
+    // Lengths 0 to past the block kernel's, most short (as buckets are).
+    let lens: Vec<u32> = r.iter().map(|&x| (x % 9000) as u32 >> (x >> 60)).collect();
+    let mut off = vec![0u32];
+    for &l in &lens {
+        off.push(off.last().unwrap() + l);
+    }
+    let n = *off.last().unwrap() as u64;
+    let segs = lens.len() as u64;
+    let run = |off: &[u32], odd_sorted: bool| {
+        let mut counters = [0u32; SEGMENT_COUNTERS];
+        counters[0] = u32::MAX;
+        let lists = vec![u64::MAX; off.len()];
+        let (o, c, l) = (Ptr::of(off), Ptr(counters.as_mut_ptr()), Ptr::of(&lists));
+        for list in [false, true] {
+            // SAFETY: segs + 1 offsets, the counters, an entry per segment, the shared words.
+            launch(3, 2 * WARP_SIZE, SEGMENT_CLASSES_SMEM as usize, move || unsafe {
+                let (o, c, l) = (o, c, l);
+                if list {
+                    list_classes(o.0.cast_const(), segs, odd_sorted.into(), n, c.0, l.0, segs);
+                } else {
+                    count_classes(o.0.cast_const(), segs, odd_sorted.into(), c.0);
+                }
+            });
+        }
+        (counters, lists)
+    };
+    for odd_sorted in [false, true] {
+        let (counters, lists) = run(&off, odd_sorted);
+        assert_eq!(counters[0], u32::MAX, "no decrease");
+        let mut want: Vec<Vec<u64>> = vec![Vec::new(); SEGMENT_CLASSES];
+        for i in 0..lens.len() {
+            if !(odd_sorted && i % 2 == 1) {
+                want[segment_class(lens[i]) as usize].push(off[i] as u64 | (off[i + 1] as u64) << 32);
+            }
+        }
+        let mut at = 0;
+        for (c, want) in want.iter_mut().enumerate().skip(1) {
+            assert_eq!(counters[1 + c] as usize, want.len(), "class {c}, odd_sorted {odd_sorted}");
+            assert_eq!(counters[SEGMENT_CURSORS + c] as usize, want.len(), "class {c}'s cursor");
+            let mut got = lists[at..at + want.len()].to_vec();
+            got.sort();
+            want.sort();
+            assert_eq!(&got, want, "class {c}'s list, odd_sorted {odd_sorted}");
+            at += want.len();
+        }
+        assert!(lists[at..].iter().all(|&e| e == u64::MAX), "nothing listed past the classes");
+    }
+    let mut bad = off.clone();
+    bad[1000] = bad[999] - 1;
+    bad[2000] = 0;
+    let (counters, lists) = run(&bad, false);
+    assert_eq!(counters[0], 999, "the first decrease");
+    assert!(lists.iter().all(|&e| e == u64::MAX), "bad offsets list nothing");
+}

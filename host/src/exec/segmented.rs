@@ -3,7 +3,7 @@
 //! and listed by size class on the GPU, then a kernel per class present and
 //! the merge sort for each long segment.
 
-use warpsort_kernels::config::{SEGMENT_CLASSES, SEGMENT_COUNTERS, SEGMENT_FIRST, SEGMENT_LAST};
+use warpsort_kernels::config::{SEGMENT_CLASSES, SEGMENT_CLASSES_SMEM, SEGMENT_COUNTERS, SEGMENT_FIRST, SEGMENT_LAST};
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
@@ -74,7 +74,7 @@ impl Gpu {
         let mut c = [0u32; SEGMENT_COUNTERS];
         c[0] = u32::MAX;
         self.upload(counters, &c)?;
-        let shape = self.policy().elementwise(segments.max(1));
+        let shape = self.policy().elementwise(segments.max(1)).with_smem(SEGMENT_CLASSES_SMEM);
         self.launch(&SegmentClassesCount { offsets, segments, odd_sorted, counters }, shape)?;
         if let Some((lists, room)) = lists {
             self.launch(&SegmentClassesList { offsets, segments, odd_sorted, n, counters, lists, room }, shape)?;
