@@ -400,8 +400,17 @@ pub mod distribute {
     }
     /// Threads of the sampling, counting and scatter kernels.
     pub const THREADS: u32 = 256;
-    /// Threads of the one-block scan of the counts.
-    pub const SCAN_THREADS: u32 = 1024;
+    /// Threads of a block of the counts' scan (`distribute::scan_counts`).
+    pub const SCAN_THREADS: u32 = 256;
+    /// Counts a thread of that scan takes (a round of 32 a warp at a time).
+    pub const SCAN_ITEMS: u32 = 16;
+    /// Counts a block of that scan takes: its part.
+    pub const SCAN_PART: u32 = SCAN_THREADS * SCAN_ITEMS;
+    /// Shared bytes of that block of `threads`: a word a warp, the part's
+    /// first start and its ticket.
+    pub const fn scan_smem_bytes(threads: u32) -> u32 {
+        8 * (threads / crate::config::WARP_SIZE + 2)
+    }
     /// Threads of the one block that makes the second pass's tables
     /// (`distribute::tables`): a segment each.
     pub const TABLES_THREADS: u32 = BUCKETS;

@@ -13,8 +13,8 @@
 //!    search the rest; several keys at once: [`classify_all`]) and counts them
 //!    per bucket; the counts are stored bucket-major within the segment, so
 //!    that one exclusive scan of all of them gives every (block, bucket) its
-//!    first output position ([`scan_counts`] in one block, or
-//!    [`scan_reduce`], [`scan_counts`] of the parts' sums, [`scan_down`]);
+//!    first output position ([`scan_counts`]: one pass, a decoupled
+//!    look-back between its blocks);
 //!    each key's label (the splitters below it) is stored, a byte a key;
 //! 3. [`scatter`]: the block takes its keys' buckets from their labels (one
 //!    comparison: [`bucket_of_label`]), a tile at a time, ranks each among
@@ -34,19 +34,19 @@
 //! [`Encoding`] to every key it reads, so that the first pass reads keys
 //! as stored (a float, a tuple in its word) and writes ordered words.
 
-use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{
-    agree, all, block_dim, block_idx, dynamic_smem, global_thread, grid_dim, grid_threads, lane_id, shfl_bfly, shfl_idx,
-    shfl_up,
-    sync_block, sync_warp, thread_idx,
+    agree, all, ballot, block_dim, block_idx, dynamic_smem, global_thread, grid_threads, lane_id, shfl_bfly,
+    shfl_idx, shfl_up, sync_block, sync_warp, thread_idx,
 };
 use crate::encode::Encoding;
 #[cfg(target_arch = "nvptx64")]
 use crate::{encode::Plain, ordered::View};
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, LOG_DIRECTORY_CELLS, LOG_WAYS, SCATTER_ITEMS, SegmentWork, WAYS,
+    BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, LOG_DIRECTORY_CELLS, LOG_WAYS, SCAN_ITEMS, SCATTER_ITEMS, SegmentWork,
+    WAYS,
     count_regions, scatter_regions, splitters_bytes,
 };
 
@@ -557,84 +557,154 @@ pub unsafe fn count<T: CellWord>(
     for_each_bucket(|j| unsafe { *counts.add(count_slot(&w, b, j)) = *counters.add(j as usize) });
 }
 
-/// One block writes `starts[i]`, the sum of `counts[..i]`, for every
-/// `i <= m` (`starts[m]` the total): [`scan_range`] over all of them.
+/// `starts[i]`, the sum of `counts[..i]`, for every `i <= m` (`starts[m]`
+/// the total), in one pass: each block takes the next part of
+/// [`SCAN_PART`] counts by a ticket (`state[0]`), scans it (each warp a run
+/// of [`SCAN_ITEMS`] rounds of 32, by shuffles), and finds the sum of the
+/// parts before it by a decoupled look-back over their states
+/// (`state[1 + p]`: [`look_back`]), so that no block waits for more than
+/// the parts still running before it.
 ///
 /// # Safety
-/// `counts` holds `m` values, `starts` `m + 1`; `8 * block_dim()` bytes of
+/// `counts` holds `m` values summing to less than 2^32, `starts` `m + 1`;
+/// `state` `parts + 1` words, zero, where the grid is
+/// `parts = max(1, ceil(m / SCAN_PART))` blocks of
+/// [`SCAN_THREADS`](crate::config::distribute::SCAN_THREADS);
+/// [`scan_smem_bytes`](crate::config::distribute::scan_smem_bytes) of
 /// shared memory.
 #[inline(always)]
-pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64) {
-    // SAFETY: the caller's contract.
-    let total = unsafe { scan_range(counts, starts, 0, m, 0, dynamic_smem()) };
-    if thread_idx() == 0 {
-        // SAFETY: starts holds m + 1 values.
-        unsafe { *starts.add(m as usize) = total };
-    }
-}
-
-/// The block's part of `m` counts when a grid cuts them into `grid_dim()`
-/// equal runs: `lo..hi`.
-#[inline(always)]
-pub fn block_counts(m: u64) -> (u64, u64) {
-    let per = m.div_ceil(grid_dim() as u64);
-    let lo = (block_idx() as u64 * per).min(m);
-    (lo, (lo + per).min(m))
-}
-
-/// The first of three kernels that scan many counts: block `b` writes the
-/// sum of its part ([`block_counts`]) at `sums[b]` (a `u32`: the sample
-/// sort counts fewer than 2^32 keys).
-///
-/// # Safety
-/// `counts` holds `m` values, `sums` one per block; `8 * block_dim()` bytes
-/// of shared memory.
-#[inline(always)]
-pub unsafe fn scan_reduce(counts: *const u32, sums: *mut u32, m: u64) {
-    let (lo, hi) = block_counts(m);
-    let (t, threads) = (thread_idx() as u64, block_dim() as u64);
-    let mut sum = 0u64;
-    let mut i = lo + t;
-    while i < hi {
-        // SAFETY: i < hi <= m.
-        sum += unsafe { *counts.add(i as usize) } as u64;
-        i += threads;
-    }
+pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64, state: *mut u64) {
+    let (t, lane) = (thread_idx(), lane_id());
+    let (warp, warps) = (t / WARP_SIZE, block_dim() / WARP_SIZE);
+    let part_len = (block_dim() * SCAN_ITEMS) as u64;
+    // Shared: each warp's total, then the part's first start, then the ticket.
     let smem = dynamic_smem::<u64>();
-    // SAFETY: t < block_dim().
-    unsafe { *smem.add(t as usize) = sum };
-    sync_block();
-    let mut half = threads.next_power_of_two() / 2;
-    while half > 0 {
-        if t < half && t + half < threads {
-            // SAFETY: both below block_dim().
-            unsafe { *smem.add(t as usize) += *smem.add((t + half) as usize) };
-        }
-        sync_block();
-        half /= 2;
-    }
     if t == 0 {
-        // SAFETY: one sum per block; the total fits 32 bits.
-        unsafe { *sums.add(block_idx() as usize) = *smem as u32 };
+        // SAFETY: state[0] is the ticket; the smem holds warps + 2 words.
+        unsafe { *smem.add(warps as usize + 1) = AtomicU64::from_ptr(state).fetch_add(1, Relaxed) };
+    }
+    sync_block();
+    // SAFETY: written above, before the barrier.
+    let part = unsafe { *smem.add(warps as usize + 1) };
+    let lo = part * part_len;
+    let first = lo + (warp * WARP_SIZE * SCAN_ITEMS + lane) as u64;
+    let at = |r: usize| first + (r as u32 * WARP_SIZE) as u64;
+    let mut c = [0u32; SCAN_ITEMS as usize];
+    for (r, c) in c.iter_mut().enumerate() {
+        if at(r) < m {
+            // SAFETY: at(r) < m.
+            *c = unsafe { *counts.add(at(r) as usize) };
+        }
+    }
+    // Each count's start within the warp's run: a shuffle scan a round.
+    let mut run = 0u32;
+    for c in c.iter_mut() {
+        let mut inclusive = *c;
+        let mut d = 1;
+        while d < WARP_SIZE {
+            let below = shfl_up(inclusive, d);
+            if lane >= d {
+                inclusive += below;
+            }
+            d *= 2;
+        }
+        let before = run + inclusive - *c;
+        run += shfl_idx(inclusive, WARP_SIZE - 1);
+        *c = before;
+    }
+    if lane == 0 {
+        // SAFETY: warp < warps.
+        unsafe { *smem.add(warp as usize) = run as u64 };
+    }
+    sync_block();
+    let (mut below, mut total) = (0u64, 0u64);
+    for v in 0..warps {
+        // SAFETY: v < warps.
+        let sum = unsafe { *smem.add(v as usize) };
+        below += if v < warp { sum } else { 0 };
+        total += sum;
+    }
+    if warp == 0 {
+        // SAFETY: state holds the ticket and every part's word; the whole warp.
+        let before = unsafe { look_back(state.add(1), part, total as u32) };
+        if lane == 0 {
+            // SAFETY: the smem holds warps + 2 words.
+            unsafe { *smem.add(warps as usize) = before };
+        }
+    }
+    sync_block();
+    // SAFETY: written above, before the barrier.
+    let before = unsafe { *smem.add(warps as usize) };
+    for (r, &c) in c.iter().enumerate() {
+        if at(r) < m {
+            // SAFETY: at(r) < m.
+            unsafe { *starts.add(at(r) as usize) = before + below + c as u64 };
+        }
+    }
+    if t == 0 && lo <= m && m <= lo + part_len {
+        // SAFETY: starts holds m + 1 values; this is the part that holds m.
+        unsafe { *starts.add(m as usize) = before + total };
     }
 }
 
-/// The third of the three: block `b` writes the starts of its part of the
-/// counts from `bases[b]` (the [`scan_counts`] of the parts' sums), and
-/// `starts[m]` the total (`bases[grid_dim()]`).
+/// A part's state word in [`scan_counts`]: nothing yet (0), the part's own
+/// sum (`PART_SUM | sum`), or the sum of every part up to it
+/// (`PART_PREFIX | sum`); the sum in the low 32 bits.
+pub const PART_SUM: u64 = 1 << 62;
+/// See [`PART_SUM`].
+pub const PART_PREFIX: u64 = 2 << 62;
+
+/// The sum of the parts before `part` (the whole warp; lane 0 first
+/// publishes `sum`, the part's own, then the sum through it): the warp
+/// reads the states of the 32 parts before the window's end at once, waits
+/// until each has published, adds the sums back to the nearest part that
+/// published its prefix, and moves the window back while none has.
 ///
 /// # Safety
-/// `counts` holds `m` values, `starts` `m + 1`, `bases` one per block and
-/// the total; `8 * block_dim()` bytes of shared memory.
+/// `states` holds a zeroed or published word for every part up to `part`;
+/// every lane of the warp calls it.
 #[inline(always)]
-pub unsafe fn scan_down(counts: *const u32, starts: *mut u64, bases: *const u64, m: u64) {
-    let (lo, hi) = block_counts(m);
-    // SAFETY: the caller's contract.
-    unsafe { scan_range(counts, starts, lo, hi, *bases.add(block_idx() as usize), dynamic_smem()) };
-    if block_idx() == 0 && thread_idx() == 0 {
-        // SAFETY: bases holds grid_dim() + 1 values, starts m + 1.
-        unsafe { *starts.add(m as usize) = *bases.add(grid_dim() as usize) };
+unsafe fn look_back(states: *mut u64, part: u64, sum: u32) -> u64 {
+    let lane = lane_id();
+    // SAFETY: part's word, this warp's alone to write.
+    let publish = |word: u64| unsafe { AtomicU64::from_ptr(states.add(part as usize)).store(word, Relaxed) };
+    if lane == 0 {
+        publish(if part == 0 { PART_PREFIX } else { PART_SUM } | sum as u64);
     }
+    let mut before = 0u64;
+    let mut end = part;
+    while end > 0 {
+        // Lane l reads part end - 1 - l; before part 0, a prefix of 0.
+        let mut word;
+        loop {
+            word = if end > lane as u64 {
+                // SAFETY: end - 1 - lane < part.
+                unsafe { AtomicU64::from_ptr(states.add((end - 1 - lane as u64) as usize)).load(Relaxed) }
+            } else {
+                PART_PREFIX
+            };
+            if all(word >> 62 != 0) {
+                break;
+            }
+        }
+        let prefixes = ballot(word >> 62 == PART_PREFIX >> 62);
+        let take = prefixes == 0 || lane <= prefixes.trailing_zeros();
+        let mut add = if take { word as u32 } else { 0 };
+        let mut d = 1;
+        while d < WARP_SIZE {
+            add += shfl_bfly(add, d);
+            d *= 2;
+        }
+        before += add as u64;
+        if prefixes != 0 {
+            break;
+        }
+        end -= (WARP_SIZE as u64).min(end);
+    }
+    if lane == 0 && part > 0 {
+        publish(PART_PREFIX | (before + sum as u64));
+    }
+    before
 }
 
 /// The block writes `starts[i] = base + counts[lo] + ... + counts[i - 1]`
@@ -1284,33 +1354,12 @@ distribute_word!(u32, "u32", words_u32, viewed_u32);
 #[cfg(target_arch = "nvptx64")]
 distribute_word!(u64, "u64", words_u64, viewed_u64);
 
-/// [`scan_counts`] (one block of `SCAN_THREADS`).
+/// [`scan_counts`].
 #[cfg(target_arch = "nvptx64")]
 #[unsafe(export_name = crate::kernel_name!(distribute_scan))]
-pub unsafe extern "ptx-kernel" fn distribute_scan(counts: *const u32, starts: *mut u64, m: u64) {
+pub unsafe extern "ptx-kernel" fn distribute_scan(counts: *const u32, starts: *mut u64, m: u64, state: *mut u64) {
     // SAFETY: the host's launch.
-    unsafe { scan_counts(counts, starts, m) }
-}
-
-/// [`scan_reduce`].
-#[cfg(target_arch = "nvptx64")]
-#[unsafe(export_name = crate::kernel_name!(distribute_scan_reduce))]
-pub unsafe extern "ptx-kernel" fn distribute_scan_reduce(counts: *const u32, sums: *mut u32, m: u64) {
-    // SAFETY: the host's launch.
-    unsafe { scan_reduce(counts, sums, m) }
-}
-
-/// [`scan_down`].
-#[cfg(target_arch = "nvptx64")]
-#[unsafe(export_name = crate::kernel_name!(distribute_scan_down))]
-pub unsafe extern "ptx-kernel" fn distribute_scan_down(
-    counts: *const u32,
-    starts: *mut u64,
-    bases: *const u64,
-    m: u64,
-) {
-    // SAFETY: the host's launch.
-    unsafe { scan_down(counts, starts, bases, m) }
+    unsafe { scan_counts(counts, starts, m, state) }
 }
 
 /// [`tables`] (one block).

@@ -136,12 +136,6 @@ macro_rules! kernel_name {
     (distribute_scan) => {
         "distribute_scan"
     };
-    (distribute_scan_reduce) => {
-        "distribute_scan_reduce"
-    };
-    (distribute_scan_down) => {
-        "distribute_scan_down"
-    };
     (distribute_scatter) => {
         "distribute_scatter"
     };
@@ -264,12 +258,8 @@ names! {
     DISTRIBUTE_SAMPLE = distribute_sample;
     /// A distribution pass's keys counted per (block, bucket).
     DISTRIBUTE_COUNT = distribute_count;
-    /// The counts' exclusive scan (one block).
+    /// The counts' exclusive scan (one pass, a look-back between blocks).
     DISTRIBUTE_SCAN = distribute_scan;
-    /// Many counts' scan, first kernel: each block's part summed.
-    DISTRIBUTE_SCAN_REDUCE = distribute_scan_reduce;
-    /// Many counts' scan, last kernel: each block's part scanned from its base.
-    DISTRIBUTE_SCAN_DOWN = distribute_scan_down;
     /// A distribution pass's keys (and values) moved to their buckets.
     DISTRIBUTE_SCATTER = distribute_scatter;
     /// `DISTRIBUTE_SAMPLE` of keys read through their view (a first pass).

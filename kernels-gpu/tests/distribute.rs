@@ -12,12 +12,12 @@ mod common;
 use common::Ptr;
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, DIRECTORY_CELLS, MAX_OVERSAMPLE, SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes,
-    sample_smem_bytes, scatter_smem_bytes, segments, tables_smem_bytes,
+    BUCKETS, BlockWork, DIRECTORY_CELLS, MAX_OVERSAMPLE, SCAN_ITEMS, SCAN_PART, SCAN_THREADS, SegmentWork, WAYS,
+    blocks, count_smem_bytes, sample_smem_bytes, scan_smem_bytes, scatter_smem_bytes, segments, tables_smem_bytes,
 };
 use warpsort_kernels::distribute::{
-    CellWord, bucket_of_label, bucket_offsets, classify_all, count, directory, directory_of, sample_splitters,
-    scan_counts, scan_down, scan_reduce, scatter, tables,
+    CellWord, PART_PREFIX, PART_SUM, bucket_of_label, bucket_offsets, classify_all, count, directory, directory_of,
+    sample_splitters, scan_counts, scatter, tables,
 };
 use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
 use warpsort_kernels::ordered::{Fields, View, field, mode};
@@ -160,11 +160,8 @@ fn pass_with_tables<T: Word>(
     launch(blocks.len() as u32, EMU_THREADS, count_smem_bytes(kb as u32) as usize, || unsafe {
         count(k.get().cast_const(), bl.get().cast_const(), sp.get().cast_const(), c.get(), lb.get(), enc)
     });
-    let starts = vec![0u64; m + 1];
+    let starts = scan(&counts, EMU_THREADS, 0);
     let st = Ptr::of(&starts);
-    launch(1, SCAN_THREADS / 8, 8 * SCAN_THREADS as usize / 8, || unsafe {
-        scan_counts(c.get().cast_const(), st.get(), m as u64)
-    });
     assert_eq!(starts[m], n as u64, "the counts sum to n");
     let (out_keys, out_vals) = (vec![T::default(); n], vec![u32::MAX; vals.len()]);
     let (ok, ov) = (Ptr::of(&out_keys), Ptr::of(&out_vals));
@@ -325,15 +322,54 @@ fn classify_matches_the_reference() {
     classify_against_the_reference::<u64>(7);
 }
 
+/// `scan_counts` of `counts` by blocks of `threads`, the first `done`
+/// parts published already as sums alone (as if their blocks had not
+/// finished their look-back): the starts it writes (`u64::MAX` where it
+/// writes none).
+fn scan(counts: &[u32], threads: u32, done: usize) -> Vec<u64> {
+    let m = counts.len();
+    let part = (threads * SCAN_ITEMS) as usize;
+    let parts = m.div_ceil(part).max(1);
+    let mut state = vec![0u64; parts + 1];
+    state[0] = done as u64;
+    for p in 0..done {
+        state[1 + p] = PART_SUM | counts[p * part..m.min((p + 1) * part)].iter().sum::<u32>() as u64;
+    }
+    let starts = vec![u64::MAX; m + 1];
+    let (c, s, st) = (Ptr::of(counts), Ptr::of(&starts), Ptr::of(&state));
+    // SAFETY: m counts, m + 1 starts, a state word a part and the ticket, zero past the published ones.
+    launch((parts - done) as u32, threads, scan_smem_bytes(threads) as usize, || unsafe {
+        scan_counts(c.get().cast_const(), s.get(), m as u64, st.get())
+    });
+    assert!(state[1 + done..].iter().all(|&w| w & !0xffff_ffff == PART_PREFIX), "every part ends with its prefix");
+    starts
+}
+
 #[test]
 fn the_scan_of_the_counts() {
-    for m in [0usize, 1, 5, 127, 128, 129, 1000, 4099] {
+    for m in [0usize, 1, 5, 127, 128, 129, 1000, 1024, 1025, 4099, 20_000, 100_003] {
         let counts: Vec<u32> = (0..m as u32).map(|i| i * 7 % 13).collect();
-        let starts = vec![u64::MAX; m + 1];
-        let (c, s) = (Ptr::of(&counts), Ptr::of(&starts));
-        // SAFETY: m counts, m + 1 starts, 8 bytes a thread.
-        launch(1, 128, 8 * 128, || unsafe { scan_counts(c.get().cast_const(), s.get(), m as u64) });
-        assert_prefix_sums(&counts, &starts, &format!("m={m}"));
+        assert_prefix_sums(&counts, &scan(&counts, 64, 0), &format!("m={m}"));
+    }
+    // The kernel's block size: parts of SCAN_PART.
+    let counts: Vec<u32> = (0..3 * SCAN_PART + 17).map(|i| i % 1000).collect();
+    assert_prefix_sums(&counts, &scan(&counts, SCAN_THREADS, 0), "SCAN_THREADS");
+}
+
+#[test]
+fn the_scans_look_back_walks_past_parts_that_published_sums_alone() {
+    // 100 parts of 1024 counts; the look-back of the later ones reads
+    // windows of 32 parts back to the first part.
+    let counts: Vec<u32> = (0..100 * 1024 + 5).map(|i| i * 11 % 17).collect();
+    let mut want = vec![0u64];
+    for &c in &counts {
+        want.push(want.last().unwrap() + c as u64);
+    }
+    for done in [1, 31, 32, 33, 64, 100] {
+        let starts = scan(&counts, 64, done);
+        let from = done * 1024;
+        assert_eq!(starts[from..], want[from..], "done={done}");
+        assert!(starts[..from].iter().all(|&s| s == u64::MAX), "done={done}: the published parts untouched");
     }
 }
 
@@ -345,23 +381,6 @@ fn assert_prefix_sums(counts: &[u32], starts: &[u64], what: &str) {
         at += c as u64;
     }
     assert_eq!(starts[counts.len()], at, "{what}: the total");
-}
-
-#[test]
-fn the_scan_of_many_counts_in_three_kernels() {
-    for (m, grid) in [(0usize, 1u32), (1, 1), (5, 3), (1000, 7), (4099, 16), (20_000, 5)] {
-        let counts: Vec<u32> = (0..m as u32).map(|i| i * 11 % 17).collect();
-        let (sums, bases) = (vec![0u32; grid as usize], vec![0u64; grid as usize + 1]);
-        let starts = vec![u64::MAX; m + 1];
-        let (c, su, ba, st) = (Ptr::of(&counts), Ptr::of(&sums), Ptr::of(&bases), Ptr::of(&starts));
-        // SAFETY (each launch): the buffers are sized as the kernel asks.
-        launch(grid, 64, 8 * 64, || unsafe { scan_reduce(c.get().cast_const(), su.get(), m as u64) });
-        launch(1, 32, 8 * 32, || unsafe { scan_counts(su.get().cast_const(), ba.get(), grid as u64) });
-        launch(grid, 64, 8 * 64, || unsafe {
-            scan_down(c.get().cast_const(), st.get(), ba.get().cast_const(), m as u64)
-        });
-        assert_prefix_sums(&counts, &starts, &format!("m={m} grid={grid}"));
-    }
 }
 
 #[test]

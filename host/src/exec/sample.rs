@@ -10,8 +10,7 @@ use warpsort_kernels::ordered::View;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::families::{
-    DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScanDown, DistributeScanReduce,
-    DistributeScatter, DistributeTables,
+    DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScatter, DistributeTables,
 };
 use crate::launch::{DevPtr, Items};
 use crate::plan::sample::SamplePlan;
@@ -89,18 +88,12 @@ impl Gpu {
 }
 
 impl Gpu {
-    /// `starts[i]`, the sum of `counts[..i]`, for every `i <= m`: in one
-    /// block, or in parts (`SamplePlan::scan_parts`).
+    /// `starts[i]`, the sum of `counts[..i]`, for every `i <= m`: one
+    /// launch, its state zeroed first.
     fn scan_counts(&self, counts: DevPtr, starts: DevPtr, m: usize, plan: &SamplePlan, temp: DevPtr) -> Result<()> {
-        let parts = SamplePlan::scan_parts(m);
-        if parts == 1 {
-            return self.launch(&DistributeScan { counts, starts, m }, plan.scan_shape());
-        }
-        let (sums, bases) = (temp + plan.sums as u64, temp + plan.bases as u64);
-        let shape = SamplePlan::scan_part_shape(parts);
-        self.launch(&DistributeScanReduce { counts, sums, m }, shape)?;
-        self.launch(&DistributeScan { counts: sums, starts: bases, m: parts }, plan.scan_shape())?;
-        self.launch(&DistributeScanDown { counts, starts, bases, m }, shape)
+        let state = temp + plan.scan_state as u64;
+        self.zero(state, SamplePlan::scan_state_bytes(m))?;
+        self.launch(&DistributeScan { counts, starts, m, state }, SamplePlan::scan_shape(m))
     }
 }
 

@@ -817,12 +817,14 @@ impl Kernel for DistributeCount {
     }
 }
 
-/// `distribute_scan` (device `distribute::scan_counts`): one block scans
-/// `m` counts into `m + 1` starts.
+/// `distribute_scan` (device `distribute::scan_counts`): `m` counts into
+/// `m + 1` starts, a block a part.
 pub(crate) struct DistributeScan {
     pub counts: DevPtr,
     pub starts: DevPtr,
     pub m: usize,
+    /// The ticket and a word a part, zero.
+    pub state: DevPtr,
 }
 
 impl Kernel for DistributeScan {
@@ -830,42 +832,7 @@ impl Kernel for DistributeScan {
         KernelId::plain(Family::DistributeScan)
     }
     fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.counts), Param::Ptr(self.starts), u64(self.m)]
-    }
-}
-
-/// `distribute_scan_reduce` (device `distribute::scan_reduce`): each
-/// block's part of `m` counts summed into `sums`.
-pub(crate) struct DistributeScanReduce {
-    pub counts: DevPtr,
-    pub sums: DevPtr,
-    pub m: usize,
-}
-
-impl Kernel for DistributeScanReduce {
-    fn id(&self) -> KernelId {
-        KernelId::plain(Family::DistributeScanReduce)
-    }
-    fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.counts), Param::Ptr(self.sums), u64(self.m)]
-    }
-}
-
-/// `distribute_scan_down` (device `distribute::scan_down`): each block's
-/// part of `m` counts scanned from its base.
-pub(crate) struct DistributeScanDown {
-    pub counts: DevPtr,
-    pub starts: DevPtr,
-    pub bases: DevPtr,
-    pub m: usize,
-}
-
-impl Kernel for DistributeScanDown {
-    fn id(&self) -> KernelId {
-        KernelId::plain(Family::DistributeScanDown)
-    }
-    fn params(&self) -> Vec<Param> {
-        vec![Param::Ptr(self.counts), Param::Ptr(self.starts), Param::Ptr(self.bases), u64(self.m)]
+        vec![Param::Ptr(self.counts), Param::Ptr(self.starts), u64(self.m), Param::Ptr(self.state)]
     }
 }
 

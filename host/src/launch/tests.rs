@@ -166,9 +166,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
     }));
     let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
     all.push(Box::new(PaperGroupStarts { sequences: 2, groups: 2, tables }));
-    all.push(Box::new(DistributeScan { counts: 1, starts: 2, m: 3 }));
-    all.push(Box::new(DistributeScanReduce { counts: 1, sums: 2, m: 3 }));
-    all.push(Box::new(DistributeScanDown { counts: 1, starts: 2, bases: 3, m: 4 }));
+    all.push(Box::new(DistributeScan { counts: 1, starts: 2, m: 3, state: 4 }));
     all.push(Box::new(DistributeOffsets { segments: 1, starts: 2, offsets: 3, segs: 4, n: 5 }));
     all.push(Box::new(DistributeTables { offsets: 1, chunk: 2, segments: 3, blocks: 4, max_blocks: 5 }));
     all

@@ -9,7 +9,8 @@
 //! can make.
 
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_THREADS, SegmentWork, TABLES_THREADS, THREADS, WAYS,
+    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART, SCAN_THREADS, SegmentWork, TABLES_THREADS, THREADS, WAYS,
+    scan_smem_bytes,
     count_smem_bytes, sample_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
 };
 
@@ -44,13 +45,11 @@ pub(crate) struct SamplePlan {
     pub labels: usize,
     /// `WAYS` splitters a segment (the second pass's `BUCKETS` segments).
     pub splitters: usize,
-    /// `BUCKETS` counts a block, and their scan: the parts' sums and
-    /// their scan first when the counts are cut into parts
-    /// ([`SamplePlan::scan_parts`]).
+    /// `BUCKETS` counts a block, and their scan: its state (the ticket and
+    /// a word a part, [`SamplePlan::scan_parts`]).
     pub counts: usize,
     pub starts: usize,
-    pub sums: usize,
-    pub bases: usize,
+    pub scan_state: usize,
     /// The pass's `BlockWork` and `SegmentWork` tables.
     pub blocks: usize,
     pub segments: usize,
@@ -95,8 +94,7 @@ impl SamplePlan {
         let splitters = l.region(segs * WAYS as usize * kb);
         let counts = l.region(max_blocks * BUCKETS as usize * 4);
         let starts = l.region((max_blocks * BUCKETS as usize + 1) * 8);
-        let sums = l.region(MAX_SCAN_PARTS * 4);
-        let bases = l.region((MAX_SCAN_PARTS + 1) * 8);
+        let scan_state = l.region(SamplePlan::scan_state_bytes(max_blocks * BUCKETS as usize));
         let blocks = l.region(max_blocks * size_of::<BlockWork>());
         let segments = l.region(segs * size_of::<SegmentWork>());
         let offsets = l.region((segs * BUCKETS as usize + 1) * 4);
@@ -126,8 +124,7 @@ impl SamplePlan {
             splitters,
             counts,
             starts,
-            sums,
-            bases,
+            scan_state,
             blocks,
             segments,
             offsets,
@@ -140,11 +137,6 @@ impl SamplePlan {
     }
 }
 
-/// Counts a block of the scan handles at least, when they are many.
-const SCAN_PART: usize = 8192;
-/// The most parts the counts are cut into (the blocks of a scan's first and
-/// last kernels).
-const MAX_SCAN_PARTS: usize = 1024;
 
 /// The launch shapes of one pass: every kernel's, the one place they are
 /// made.
@@ -165,16 +157,20 @@ impl SamplePlan {
         o
     }
 
-    /// Into how many parts the scan of `m` counts cuts them: 1 (one block
-    /// scans them all) up to `MAX_SCAN_PARTS` (a block sums each part, one
-    /// block scans the sums, a block scans each part from its base).
+    /// Into how many parts the scan of `m` counts cuts them: a block each.
     pub fn scan_parts(m: usize) -> usize {
-        m.div_ceil(SCAN_PART).clamp(1, MAX_SCAN_PARTS)
+        m.div_ceil(SCAN_PART as usize).max(1)
     }
 
-    /// A block per part of the counts.
-    pub fn scan_part_shape(parts: usize) -> Shape {
-        Shape::new(parts as u32, THREADS).with_smem(8 * THREADS)
+    /// Bytes of the scan's state for `m` counts: the ticket and a word a
+    /// part, zeroed before each scan.
+    pub fn scan_state_bytes(m: usize) -> usize {
+        8 * (SamplePlan::scan_parts(m) + 1)
+    }
+
+    /// A block per part of `m` counts.
+    pub fn scan_shape(m: usize) -> Shape {
+        Shape::new(SamplePlan::scan_parts(m) as u32, SCAN_THREADS).with_smem(scan_smem_bytes(SCAN_THREADS))
     }
 
     /// A block per segment.
@@ -192,10 +188,6 @@ impl SamplePlan {
         Shape::new(1, TABLES_THREADS).with_smem(tables_smem_bytes(TABLES_THREADS))
     }
 
-    /// One block.
-    pub fn scan_shape(&self) -> Shape {
-        Shape::new(1, SCAN_THREADS).with_smem(8 * SCAN_THREADS)
-    }
 
     /// A block per chunk.
     pub fn scatter_shape(&self, blocks: usize) -> Shape {
@@ -216,10 +208,7 @@ impl Launches for SamplePlan {
             let scatter = KernelId { family: family(Family::DistributeScatter), ..scatter };
             out.push((scatter, self.scatter_shape(self.max_blocks)));
         }
-        out.push((KernelId::plain(Family::DistributeScan), self.scan_shape()));
-        let parts = SamplePlan::scan_part_shape(MAX_SCAN_PARTS);
-        out.push((KernelId::plain(Family::DistributeScanReduce), parts));
-        out.push((KernelId::plain(Family::DistributeScanDown), parts));
+        out.push((KernelId::plain(Family::DistributeScan), SamplePlan::scan_shape(self.max_blocks * BUCKETS as usize)));
         out.push((KernelId::plain(Family::DistributeOffsets), self.offsets_shapes[1]));
         out.push((KernelId::plain(Family::DistributeTables), self.tables_shape()));
     }
