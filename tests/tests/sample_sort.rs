@@ -179,7 +179,7 @@ fn the_default_chooses(g: &Gpu) {
         ("u32 keys 2^20 + 1 with stable values", false, &|| stable::<u32>(g, Dist::FewUnique, (1 << 20) + 1, &stably)),
         ("u32 keys 2^25 with stable values", true, &|| stable::<u32>(g, Dist::Zipf, 1 << 25, &stably)),
         ("f64 keys 2^22 + 7 with stable values", true, &|| stable::<f64>(g, Dist::FewUnique, (1 << 22) + 7, &stably)),
-        ("f64 keys 2^21 + 7 with stable values", false, &|| stable::<f64>(g, Dist::FewUnique, (1 << 21) + 7, &stably)),
+        ("f64 keys 2^20 + 7 with stable values", false, &|| stable::<f64>(g, Dist::FewUnique, (1 << 20) + 7, &stably)),
         ("u32 keys 2^24 - 5 with u32 values", true, &|| check_sort_pairs::<u32>(g, Dist::Uniform, (1 << 24) - 5, &d)),
         ("u32 keys 2^22 + 5 with u32 values", false, &|| check_sort_pairs::<u32>(g, Dist::Uniform, (1 << 22) + 5, &d)),
     ];

@@ -9,9 +9,8 @@
 //! can make.
 
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART, SCAN_THREADS, SegmentWork, TABLES_THREADS, THREADS, WAYS,
-    scan_smem_bytes,
-    count_smem_bytes, sample_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
+    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART, SCAN_THREADS, SegmentWork, TABLES_THREADS, THREADS,
+    WAYS, count_smem_bytes, sample_smem_bytes, scan_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
 };
 
 use crate::error::{Error, Result};
@@ -137,7 +136,6 @@ impl SamplePlan {
     }
 }
 
-
 /// The launch shapes of one pass: every kernel's, the one place they are
 /// made.
 impl SamplePlan {
@@ -187,7 +185,6 @@ impl SamplePlan {
     pub fn tables_shape(&self) -> Shape {
         Shape::new(1, TABLES_THREADS).with_smem(tables_smem_bytes(TABLES_THREADS))
     }
-
 
     /// A block per chunk.
     pub fn scatter_shape(&self, blocks: usize) -> Shape {

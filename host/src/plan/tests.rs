@@ -141,7 +141,7 @@ fn plans_list_their_launches() {
     SortPlan::new(&o, SortShape::new(4, 0), 1000, &crate::policy::HOPPER).unwrap().launches(&mut l);
     assert_eq!(l.iter().map(|(k, _)| k.name()).collect::<Vec<_>>(), ["merge_tile_sort_u32"]);
     l.clear();
-    SortPlan::new(&o, SortShape::new(4, 8), 1 << 22, &crate::policy::HOPPER).unwrap().launches(&mut l);
+    SortPlan::new(&o, SortShape::new(4, 8), 1 << 21, &crate::policy::HOPPER).unwrap().launches(&mut l);
     let names: Vec<_> = l.iter().map(|(k, s)| (k.name(), s.block)).collect();
     assert_eq!(
         names,
