@@ -92,6 +92,7 @@ macro_rules! launch_bounds {
         [
             (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
             (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+            (concat!(crate::kernel_name!(distribute_sample), "_"), distribute::MAX_SAMPLE_THREADS),
             $(
                 (
                     concat!(crate::kernel_name!($scatter), "_u32_"),
@@ -119,7 +120,7 @@ macro_rules! launch_bounds {
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 12] =
+pub const LAUNCH_BOUNDS: [(&str, u32); 13] =
     launch_bounds!((distribute_scatter, distribute_count), (distribute_scatter_viewed, distribute_count_viewed));
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):
@@ -391,13 +392,31 @@ pub mod distribute {
     /// Samples per way, the fewest: a pass's buckets differ by about
     /// `1 / sqrt(oversample)` of their share.
     pub const MIN_OVERSAMPLE: u32 = 4;
-    /// Samples per way, the most: the samples of one segment are sorted in
-    /// one block's shared memory ([`sample_smem_bytes`]).
-    pub const MAX_OVERSAMPLE: u32 = 64;
+    /// Samples per way, the most: the samples of one segment are sorted by
+    /// one block of at most [`MAX_SAMPLE_THREADS`], [`SAMPLE_ITEMS`] each.
+    pub const MAX_OVERSAMPLE: u32 = MAX_SAMPLE_THREADS * SAMPLE_ITEMS / WAYS;
     /// Shared bytes of the sampling kernel: `WAYS * oversample` keys.
     pub const fn sample_smem_bytes(key_bytes: u32, oversample: u32) -> u32 {
         WAYS * oversample * key_bytes
     }
+    /// Samples a thread of the sampling kernel holds in its registers:
+    /// eight, so that its network fits the 64 registers of a 1024-thread
+    /// block (16 `u32` keys spilled 140 bytes).
+    pub const SAMPLE_ITEMS: u32 = 8;
+    /// Threads of the sampling kernel's block: a thread per
+    /// [`SAMPLE_ITEMS`] samples.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::distribute::*;
+    /// assert_eq!(sample_threads(MIN_OVERSAMPLE), 128);
+    /// assert_eq!(sample_threads(MAX_OVERSAMPLE), MAX_SAMPLE_THREADS);
+    /// ```
+    pub const fn sample_threads(oversample: u32) -> u32 {
+        WAYS * oversample / SAMPLE_ITEMS
+    }
+    /// The most threads of a sampling block (its launch bound), so the
+    /// most samples a segment: 8192.
+    pub const MAX_SAMPLE_THREADS: u32 = 1024;
     /// Threads of the sampling, counting and scatter kernels.
     pub const THREADS: u32 = 256;
     /// Threads of a block of the counts' scan (`distribute::scan_counts`).

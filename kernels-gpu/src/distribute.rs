@@ -40,14 +40,15 @@ use crate::arch::{
     agree, all, ballot, block_dim, block_idx, dynamic_smem, global_thread, grid_threads, lane_id, shfl_bfly,
     shfl_idx, shfl_up, sync_block, sync_warp, thread_idx,
 };
+use crate::block_network::Block;
 use crate::encode::Encoding;
+use crate::item::{Key, Pair};
 #[cfg(target_arch = "nvptx64")]
 use crate::{encode::Plain, ordered::View};
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
     BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, LOG_DIRECTORY_CELLS, LOG_WAYS, SCAN_ITEMS, SCATTER_ITEMS, SegmentWork,
-    WAYS,
-    count_regions, scatter_regions, splitters_bytes,
+    WAYS, count_regions, scatter_regions, splitters_bytes,
 };
 
 /// The bucket of `k` given its label, the number of splitters below it
@@ -325,17 +326,19 @@ fn mix(x: u32) -> u32 {
 
 /// Block `s` writes the `WAYS - 1` splitters of segment `s` at
 /// `splitters + s * WAYS`: `WAYS * oversample` keys, one from each equal
-/// stratum of the segment, sorted in shared memory (a bitonic network, a
-/// compare-exchange a thread a stage), every `oversample`-th kept. An empty
-/// segment writes none.
+/// stratum of the segment, `N` a thread straight into registers, sorted by
+/// the block's bitonic network ([`Block::sort`]: in registers and by
+/// shuffles within warps, through shared memory across them), every
+/// `oversample`-th kept. An empty segment writes none.
 ///
 /// # Safety
 /// `keys` holds every segment's keys, `segments` one entry per block,
 /// `splitters` `WAYS` keys per segment; `oversample` is a power of two from
-/// `MIN_OVERSAMPLE` to `MAX_OVERSAMPLE`, and the shared memory holds
-/// `WAYS * oversample` keys ([`sample_smem_bytes`](crate::config::distribute::sample_smem_bytes)).
+/// `MIN_OVERSAMPLE` to `MAX_OVERSAMPLE`; the block is `WAYS * oversample / N`
+/// threads, a multiple of 32, and the shared memory holds `WAYS * oversample`
+/// keys ([`sample_smem_bytes`](crate::config::distribute::sample_smem_bytes)).
 #[inline(always)]
-pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
+pub unsafe fn sample_splitters<T: Key, const N: usize>(
     keys: *const T,
     segments: *const SegmentWork,
     splitters: *mut T,
@@ -347,53 +350,31 @@ pub unsafe fn sample_splitters<T: Copy + PartialOrd>(
     let seg = unsafe { *segments.add(s) };
     let len = seg.end - seg.start;
     if len == 0 {
-        return;
+        return; // the whole block
     }
     let samples = WAYS * oversample;
-    let smem = dynamic_smem::<T>();
-    let t = thread_idx();
-    let mut j = t;
-    while j < samples {
+    let (warp, lane) = (thread_idx() / WARP_SIZE, lane_id());
+    // Register r of this thread holds sample `first + r` (lane-blocked, as the network wants).
+    let first = (warp * WARP_SIZE + lane) * N as u32;
+    let mut x: [Pair<T, ()>; N] = core::array::from_fn(|r| {
         // Stratum j: [j * len / samples, (j + 1) * len / samples), or the
         // key at j * len / samples when the strata are empty.
+        let j = first + r as u32;
         let lo = j as u64 * len / samples as u64;
         let hi = ((j as u64 + 1) * len / samples as u64).max(lo + 1);
         let at = lo + (mix(j ^ (s as u32).wrapping_mul(0x2c1b_3c6d)) as u64) % (hi - lo);
-        // SAFETY: `at < len`; the sample slot is below `samples`.
-        unsafe { *smem.add(j as usize) = enc.apply(*keys.add((seg.start + at) as usize)) };
-        j += block_dim();
-    }
-    sync_block();
-    // Bitonic sort of the samples, one compare-exchange a thread a stage.
-    let mut k = 2;
-    while k <= samples {
-        let mut stride = k / 2;
-        while stride > 0 {
-            let mut p = t;
-            while p < samples / 2 {
-                // `(p / stride) * 2 * stride + p % stride`: the strides are powers of two.
-                let i = ((p & !(stride - 1)) << 1) | (p & (stride - 1));
-                let ascending = i & k == 0;
-                // SAFETY: i + stride < samples.
-                unsafe {
-                    let (a, b) = (*smem.add(i as usize), *smem.add((i + stride) as usize));
-                    if (b < a) == ascending {
-                        *smem.add(i as usize) = b;
-                        *smem.add((i + stride) as usize) = a;
-                    }
-                }
-                p += block_dim();
-            }
-            sync_block();
-            stride /= 2;
+        // SAFETY: `at < len`.
+        Pair { k: enc.apply(unsafe { *keys.add((seg.start + at) as usize) }), v: () }
+    });
+    let block = Block { smem: dynamic_smem::<Pair<T, ()>>(), warp, lane };
+    block.sort(&mut x, samples as usize, samples as usize);
+    for (r, &x) in x.iter().enumerate() {
+        // Splitter w is sample (w + 1) * oversample.
+        let j = first + r as u32;
+        if j.is_multiple_of(oversample) && j > 0 && j / oversample < WAYS {
+            // SAFETY: w = j / oversample - 1 < WAYS - 1 slots of this segment's WAYS.
+            unsafe { *splitters.add(s * WAYS as usize + (j / oversample - 1) as usize) = x.k };
         }
-        k *= 2;
-    }
-    let mut w = t;
-    while w < WAYS - 1 {
-        // SAFETY: (w + 1) * oversample < samples; WAYS slots per segment.
-        unsafe { *splitters.add(s * WAYS as usize + w as usize) = *smem.add(((w + 1) * oversample) as usize) };
-        w += block_dim();
     }
 }
 
@@ -1295,7 +1276,11 @@ macro_rules! distribute_kernels {
                 $($view: $vt),*
             ) {
                 // SAFETY: the host's launch (`distribute` plans).
-                unsafe { sample_splitters(keys, segments, splitters, oversample, $enc) }
+                unsafe {
+                    sample_splitters::<_, { crate::config::distribute::SAMPLE_ITEMS as usize }>(
+                        keys, segments, splitters, oversample, $enc,
+                    )
+                }
             }
 
             /// [`count`] of these keys.

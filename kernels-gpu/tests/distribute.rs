@@ -12,14 +12,16 @@ mod common;
 use common::Ptr;
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, DIRECTORY_CELLS, MAX_OVERSAMPLE, SCAN_ITEMS, SCAN_PART, SCAN_THREADS, SegmentWork, WAYS,
-    blocks, count_smem_bytes, sample_smem_bytes, scan_smem_bytes, scatter_smem_bytes, segments, tables_smem_bytes,
+    BUCKETS, BlockWork, DIRECTORY_CELLS, MAX_OVERSAMPLE, SAMPLE_ITEMS, SCAN_ITEMS, SCAN_PART, SCAN_THREADS,
+    SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes, sample_threads, scan_smem_bytes,
+    scatter_smem_bytes, segments, tables_smem_bytes,
 };
 use warpsort_kernels::distribute::{
     CellWord, PART_PREFIX, PART_SUM, bucket_of_label, bucket_offsets, classify_all, count, directory, directory_of,
     sample_splitters, scan_counts, scatter, tables,
 };
 use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
+use warpsort_kernels::item::Key;
 use warpsort_kernels::ordered::{Fields, View, field, mode};
 
 /// Threads of the emulated blocks: the kernels stride by `block_dim()`, so
@@ -107,7 +109,7 @@ struct Pass<T> {
 }
 
 /// A key word of the pass: `u32` or `u64`.
-trait Word: EncodedWord + CellWord + std::fmt::Debug + Send + Sync + 'static {}
+trait Word: EncodedWord + CellWord + Key + std::fmt::Debug + Send + Sync + 'static {}
 impl Word for u32 {}
 impl Word for u64 {}
 
@@ -149,8 +151,10 @@ fn pass_with_tables<T: Word>(
     let splitters = vec![T::default(); segs.len() * WAYS as usize];
     let (k, v, sg, bl, sp) = (Ptr::of(keys), Ptr::of(vals), Ptr::of(&segments), Ptr::of(&blocks), Ptr::of(&splitters));
     // SAFETY (each launch): the buffers are sized as the kernel asks.
-    launch(segs.len() as u32, EMU_THREADS, sample_smem_bytes(kb as u32, oversample) as usize, || unsafe {
-        sample_splitters(k.get().cast_const(), sg.get().cast_const(), sp.get(), oversample, enc)
+    let threads = sample_threads(oversample);
+    launch(segs.len() as u32, threads, sample_smem_bytes(kb as u32, oversample) as usize, || unsafe {
+        let (k, sg, sp) = (k.get().cast_const(), sg.get().cast_const(), sp.get());
+        sample_splitters::<T, { SAMPLE_ITEMS as usize }>(k, sg, sp, oversample, enc)
     });
     let m = blocks.len() * BUCKETS as usize;
     // Not zeroed: every count is written, the idle blocks' zeros too.

@@ -10,7 +10,7 @@
 
 use warpsort_kernels::config::distribute::{
     BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART, SCAN_THREADS, SegmentWork, TABLES_THREADS, THREADS,
-    WAYS, count_smem_bytes, sample_smem_bytes, scan_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
+    WAYS, count_smem_bytes, sample_smem_bytes, sample_threads, scan_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
 };
 
 use crate::error::{Error, Result};
@@ -173,7 +173,8 @@ impl SamplePlan {
 
     /// A block per segment.
     pub fn sample_shape(&self, segs: usize) -> Shape {
-        Shape::new(segs as u32, THREADS).with_smem(sample_smem_bytes(self.kind.key_bytes() as u32, self.oversample))
+        let kb = self.kind.key_bytes() as u32;
+        Shape::new(segs as u32, sample_threads(self.oversample)).with_smem(sample_smem_bytes(kb, self.oversample))
     }
 
     /// A block per chunk.
@@ -213,7 +214,7 @@ impl Launches for SamplePlan {
 
 #[cfg(test)]
 mod tests {
-    use warpsort_kernels::config::distribute::blocks;
+    use warpsort_kernels::config::distribute::{MAX_SAMPLE_THREADS, blocks};
 
     use super::*;
 
@@ -222,12 +223,14 @@ mod tests {
         assert_eq!(SamplePlan::oversample(1 << 24, 4), MIN_OVERSAMPLE, "buckets of 256 on average");
         assert_eq!(SamplePlan::oversample(1 << 26, 4), 16, "buckets of 1024");
         assert_eq!(SamplePlan::oversample(1 << 28, 4), MAX_OVERSAMPLE, "buckets of 4096");
-        assert_eq!(SamplePlan::oversample(1 << 28, 8), MAX_OVERSAMPLE / 2, "64 KiB of u64 samples");
+        assert_eq!(SamplePlan::oversample(1 << 28, 8), MAX_OVERSAMPLE, "64 KiB of u64 samples");
         for n in [0usize, 1, 1 << 20, (1 << 26) + (1 << 16), 1 << 28, u32::MAX as usize] {
             for kb in [4, 8] {
                 let o = SamplePlan::oversample(n, kb);
                 assert!(o.is_power_of_two() && (MIN_OVERSAMPLE..=MAX_OVERSAMPLE).contains(&o), "n={n}");
                 assert!(sample_smem_bytes(kb as u32, o) <= SAMPLE.max_sample_bytes, "n={n}");
+                let threads = sample_threads(o);
+                assert!(threads.is_multiple_of(32) && threads <= MAX_SAMPLE_THREADS, "n={n}: {threads} threads");
             }
         }
     }
