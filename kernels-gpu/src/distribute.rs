@@ -38,10 +38,11 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::arch::{
     agree, all, ballot, block_dim, block_idx, dynamic_smem, global_thread, grid_threads, lane_id, shfl_bfly,
-    shfl_idx, shfl_up, sync_block, sync_warp, thread_idx,
+    shfl_idx, sync_block, sync_warp, thread_idx,
 };
 use crate::block_network::Block;
 use crate::encode::Encoding;
+use crate::warp;
 use crate::item::{Key, Pair};
 #[cfg(target_arch = "nvptx64")]
 use crate::{encode::Plain, ordered::View};
@@ -580,15 +581,7 @@ pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64, state: *
     // Each count's start within the warp's run: a shuffle scan a round.
     let mut run = 0u32;
     for c in c.iter_mut() {
-        let mut inclusive = *c;
-        let mut d = 1;
-        while d < WARP_SIZE {
-            let below = shfl_up(inclusive, d);
-            if lane >= d {
-                inclusive += below;
-            }
-            d *= 2;
-        }
+        let inclusive = warp::inclusive_scan(*c);
         let before = run + inclusive - *c;
         run += shfl_idx(inclusive, WARP_SIZE - 1);
         *c = before;
@@ -670,13 +663,7 @@ unsafe fn look_back(states: *mut u64, part: u64, sum: u32) -> u64 {
         }
         let prefixes = ballot(word >> 62 == PART_PREFIX >> 62);
         let take = prefixes == 0 || lane <= prefixes.trailing_zeros();
-        let mut add = if take { word as u32 } else { 0 };
-        let mut d = 1;
-        while d < WARP_SIZE {
-            add += shfl_bfly(add, d);
-            d *= 2;
-        }
-        before += add as u64;
+        before += warp::reduce_sum(if take { word as u32 } else { 0 }) as u64;
         if prefixes != 0 {
             break;
         }
@@ -901,15 +888,7 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
         // SAFETY: j < BUCKETS.
         sum += unsafe { *m.count.add(j as usize) };
     }
-    let mut inclusive = sum;
-    let mut d = 1;
-    while d < WARP_SIZE {
-        let below = shfl_up(inclusive, d);
-        if lane >= d {
-            inclusive += below;
-        }
-        d *= 2;
-    }
+    let inclusive = warp::inclusive_scan(sum);
     if lane == WARP_SIZE - 1 {
         // SAFETY: warp < THREADS / 32 sums.
         unsafe { *m.sums.add(warp as usize) = inclusive };
