@@ -79,7 +79,8 @@ pub use gpu::{DeviceInfo, Gpu, KernelArg, KernelTime};
 pub use hostsort::{Fault, HostOptions, Phase, Progress};
 pub use key::{Bits, Field, Order, Payload, SortIndex, SortKey, Tuple, width};
 pub use options::{
-    Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, Presorted, SegmentKernel, SortOptions, TileSort,
+    Algorithm, MergeKernel, MergeSortConfig, PaperConfig, PaperLoads, Presorted, SampleSortConfig, SegmentKernel,
+    SortOptions, TileSort,
 };
 pub use warpsort_kernels as kernels;
 pub use warpsort_key;

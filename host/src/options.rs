@@ -3,6 +3,7 @@
 //! kernels support; the defaults (zero) are resolved per GPU by the plan
 //! (`plan`), from the tuning tables (`policy`).
 
+use warpsort_kernels::config::distribute::{MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCATTER_TILE};
 use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, BLOCK_TILE, KEYS_PER_LANE, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, PAPER_MAX_SAMPLES,
     TILE_MERGE_KEYS_PER_LANE, WARP_SIZE,
@@ -349,6 +350,58 @@ impl PaperConfig {
     }
 }
 
+/// The sample sort's parameters ([`Algorithm::SampleSort`], and Auto's
+/// sample sort). Zero picks the default tuned for the GPU (the `SAMPLE`
+/// tuning of `policy.rs`; `docs/PERFORMANCE.md` has the measurements).
+///
+/// ```
+/// use warpsort::SampleSortConfig;
+/// let c = SampleSortConfig::default();
+/// assert!(c.validate().is_ok());
+/// assert!(SampleSortConfig { chunk: 1 << 15, second_chunk: 1 << 13, oversample: 8 }.validate().is_ok());
+/// assert!(SampleSortConfig { chunk: 100, ..c }.validate().is_err(), "less than a scatter tile");
+/// assert!(SampleSortConfig { oversample: 12, ..c }.validate().is_err(), "not a power of two");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SampleSortConfig {
+    /// Keys a block of the first distribution pass takes: 0 (tuned) or
+    /// from [`SampleSortConfig::MIN_CHUNK`] to [`SampleSortConfig::MAX_CHUNK`].
+    /// Longer chunks mean fewer counts to scan and to read back; shorter
+    /// ones more blocks to fill the GPU.
+    pub chunk: usize,
+    /// Keys a block of the second pass takes, within one of the first
+    /// pass's buckets: as `chunk`.
+    pub second_chunk: usize,
+    /// Samples a way, both passes: 0 (tuned) or a power of two from
+    /// `kernels::config::distribute::MIN_OVERSAMPLE` to `MAX_OVERSAMPLE`.
+    /// A pass's buckets differ by about `1 / sqrt(oversample)` of their
+    /// share.
+    pub oversample: u32,
+}
+
+impl SampleSortConfig {
+    /// The shortest chunk: one scatter tile.
+    pub const MIN_CHUNK: usize = SCATTER_TILE as usize;
+    /// The longest chunk.
+    pub const MAX_CHUNK: usize = 1 << 22;
+
+    /// Checks the parameters ([`Error::BadConfig`] says which are wrong).
+    pub fn validate(&self) -> Result<()> {
+        let chunk_ok = |c: usize| c == 0 || (Self::MIN_CHUNK..=Self::MAX_CHUNK).contains(&c);
+        let o = self.oversample;
+        let o_ok = o == 0 || (o.is_power_of_two() && (MIN_OVERSAMPLE..=MAX_OVERSAMPLE).contains(&o));
+        if !(chunk_ok(self.chunk) && chunk_ok(self.second_chunk) && o_ok) {
+            return Err(Error::BadConfig(format!(
+                "{self:?}: chunk and second_chunk must be 0 (tuned) or from {} to {}, oversample 0 (tuned) or a \
+                 power of two from {MIN_OVERSAMPLE} to {MAX_OVERSAMPLE}",
+                Self::MIN_CHUNK,
+                Self::MAX_CHUNK
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// How to sort.
 ///
 /// ```
@@ -375,6 +428,8 @@ pub struct SortOptions {
     pub merge_sort: MergeSortConfig,
     /// The published GPU-Warpsort's parameters ([`Algorithm::WarpsortPaper`]).
     pub paper: PaperConfig,
+    /// The sample sort's parameters.
+    pub sample_sort: SampleSortConfig,
     /// Whether the merge sort or the sample sort first looks at the input's
     /// order (by default from a size on): see [`Presorted`].
     pub presorted: Presorted,
@@ -459,7 +514,8 @@ impl SortOptions {
     /// this first, whatever the length).
     pub fn validate(&self) -> Result<()> {
         self.merge_sort.validate()?;
-        self.paper.validate()
+        self.paper.validate()?;
+        self.sample_sort.validate()
     }
 }
 

@@ -78,12 +78,19 @@ impl SamplePlan {
         if stable && !STABLE_TILE_KINDS.contains(&kind.rank_as_value()) {
             return Err(Error::BadConfig(format!("the sample sort keeps ties of {kind:?} items only by ranks")));
         }
+        let cfg = opts.sample_sort;
+        cfg.validate()?;
         let per_block = n.div_ceil(SAMPLE.first_blocks);
-        let chunks = [
+        let tuned = [
             per_block.clamp(SAMPLE.min_chunk, SAMPLE.max_chunk),
             per_block.clamp(SAMPLE.second_min_chunk, SAMPLE.max_chunk),
         ];
-        let oversample = SamplePlan::oversample(n, kind.key_bytes());
+        let or_tuned = |asked: usize, tuned: usize| if asked == 0 { tuned } else { asked };
+        let chunks = [or_tuned(cfg.chunk, tuned[0]), or_tuned(cfg.second_chunk, tuned[1])];
+        let oversample = match cfg.oversample {
+            0 => SamplePlan::oversample(n, kind.key_bytes()),
+            asked => asked,
+        };
         // The second pass: every segment adds at most one partial chunk.
         let max_blocks = n.div_ceil(chunks[0]).max(n.div_ceil(chunks[1]) + BUCKETS as usize).max(1);
         let (kb, segs) = (kind.key_bytes(), BUCKETS as usize);
@@ -266,5 +273,25 @@ mod tests {
             SamplePlan::new(&SortOptions::default(), ItemKind::U32, u32::MAX as usize + 1, &crate::policy::HOPPER),
             Err(Error::TooLong { .. })
         ));
+    }
+    #[test]
+    fn asked_parameters_replace_the_tuned_ones() {
+        use crate::options::SampleSortConfig;
+        let n = 1 << 24;
+        let asked = |cfg| SortOptions { sample_sort: cfg, ..SortOptions::default() };
+        let plan = |cfg| SamplePlan::new(&asked(cfg), ItemKind::U32, n, &crate::policy::HOPPER);
+        let tuned = plan(SampleSortConfig::default()).unwrap();
+        let p = plan(SampleSortConfig { chunk: 1 << 13, second_chunk: 0, oversample: 32 }).unwrap();
+        assert_eq!((p.chunks, p.oversample), ([1 << 13, tuned.chunks[1]], 32));
+        assert!(p.max_blocks >= n >> 13, "a block per chunk");
+        let p = plan(SampleSortConfig { second_chunk: SampleSortConfig::MIN_CHUNK, ..Default::default() }).unwrap();
+        assert_eq!((p.chunks, p.oversample), ([tuned.chunks[0], SampleSortConfig::MIN_CHUNK], tuned.oversample));
+        assert!(p.max_blocks >= n / SampleSortConfig::MIN_CHUNK + BUCKETS as usize, "each segment a partial chunk");
+        for bad in [
+            SampleSortConfig { chunk: 1, ..Default::default() },
+            SampleSortConfig { oversample: 64, ..Default::default() },
+        ] {
+            assert!(matches!(plan(bad), Err(Error::BadConfig(_))), "{bad:?}");
+        }
     }
 }

@@ -37,6 +37,8 @@ pub enum Suite {
     Custom,
     /// GPU-Warpsort's tile and merge parameters.
     Tune,
+    /// The sample sort's chunks and samples a way against n (2^22..2^28).
+    TuneSample,
     /// Time per kernel of GPU-Warpsort and bitonic sort.
     Steps,
     /// The paper's experiments (Figs. 11-14) and parameters.

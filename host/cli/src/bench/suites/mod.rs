@@ -11,6 +11,7 @@ mod segments;
 mod startup;
 mod steps;
 mod tune;
+mod tune_sample;
 mod types;
 
 use super::{Bench, Result, Suite};
@@ -30,6 +31,7 @@ pub fn run(suite: Suite, b: &mut Bench) -> Result<()> {
         Suite::Choice => choice::choice(b),
         Suite::Custom => custom::custom(b),
         Suite::Tune => tune::tune(b),
+        Suite::TuneSample => tune_sample::tune_sample(b),
         Suite::Steps => steps::steps(b),
         Suite::Paper => paper::paper_suite(b),
         Suite::Startup => startup::startup(b),
