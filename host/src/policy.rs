@@ -195,31 +195,31 @@ pub(crate) const STREAMING: Streaming = Streaming {
     crew_percent: 75,
 };
 
-/// The sample sort's chunks (`plan::sample`): keys per block of either
+/// The sample sort's chunks (`plan::sample`): keys per block of the first
 /// distribution pass (about `first_blocks` blocks of the input, within the
-/// bounds; at least `second_min_chunk` in the second pass, whose segments
-/// are shorter: each block's counts of every bucket cost its pass traffic);
-/// and its sampling: a sample a way for every
-/// `keys_per_sample` keys the final buckets average, within the kernel's
-/// bounds and `max_sample_bytes` of shared memory (more samples where
-/// buckets are long, so that few pass the segmented sort's block; fewer
-/// where they are short, since sorting them is the pass's first wait).
-/// Not yet tuned on a GPU.
+/// bounds), `second_chunk` of the second (whose segments are shorter: each
+/// block's counts of every bucket cost its pass traffic); and its sampling:
+/// a sample a way for every `keys_per_sample` keys the final buckets
+/// average, within the kernel's bounds and `max_sample_bytes` of shared
+/// memory (more samples where buckets are long, so that few pass the
+/// segmented sort's block; fewer where they are short, since sorting them is
+/// the pass's first wait). The chunks from an H200's `--suite tune-sample`
+/// (`docs/PERFORMANCE.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SampleTuning {
     pub first_blocks: usize,
     pub min_chunk: usize,
     pub max_chunk: usize,
-    pub second_min_chunk: usize,
+    pub second_chunk: usize,
     pub keys_per_sample: usize,
     pub max_sample_bytes: u32,
 }
 
 pub(crate) const SAMPLE: SampleTuning = SampleTuning {
     first_blocks: 1024,
-    min_chunk: 4096,
+    min_chunk: 8192,
     max_chunk: 1 << 16,
-    second_min_chunk: 16384,
+    second_chunk: 8192,
     keys_per_sample: 64,
     max_sample_bytes: 64 << 10,
 };

@@ -393,8 +393,9 @@ pub mod distribute {
     /// `1 / sqrt(oversample)` of their share.
     pub const MIN_OVERSAMPLE: u32 = 4;
     /// Samples per way, the most: the samples of one segment are sorted by
-    /// one block of at most [`MAX_SAMPLE_THREADS`], [`SAMPLE_ITEMS`] each.
-    pub const MAX_OVERSAMPLE: u32 = MAX_SAMPLE_THREADS * SAMPLE_ITEMS / WAYS;
+    /// one block of at most [`MAX_SAMPLE_THREADS`], [`SAMPLE_ITEMS`] each,
+    /// in two rounds past what it holds at once.
+    pub const MAX_OVERSAMPLE: u32 = 2 * MAX_SAMPLE_THREADS * SAMPLE_ITEMS / WAYS;
     /// Shared bytes of the sampling kernel: `WAYS * oversample` keys.
     pub const fn sample_smem_bytes(key_bytes: u32, oversample: u32) -> u32 {
         WAYS * oversample * key_bytes
@@ -404,18 +405,21 @@ pub mod distribute {
     /// block (16 `u32` keys spilled 140 bytes).
     pub const SAMPLE_ITEMS: u32 = 8;
     /// Threads of the sampling kernel's block: a thread per
-    /// [`SAMPLE_ITEMS`] samples.
+    /// [`SAMPLE_ITEMS`] samples, at most [`MAX_SAMPLE_THREADS`] (which
+    /// then sort them in two rounds).
     ///
     /// ```
     /// use warpsort_kernels::config::distribute::*;
     /// assert_eq!(sample_threads(MIN_OVERSAMPLE), 128);
+    /// assert_eq!(sample_threads(MAX_OVERSAMPLE / 2), MAX_SAMPLE_THREADS);
     /// assert_eq!(sample_threads(MAX_OVERSAMPLE), MAX_SAMPLE_THREADS);
     /// ```
     pub const fn sample_threads(oversample: u32) -> u32 {
-        WAYS * oversample / SAMPLE_ITEMS
+        let threads = WAYS * oversample / SAMPLE_ITEMS;
+        if threads < MAX_SAMPLE_THREADS { threads } else { MAX_SAMPLE_THREADS }
     }
-    /// The most threads of a sampling block (its launch bound), so the
-    /// most samples a segment: 8192.
+    /// The most threads of a sampling block (its launch bound): 8192
+    /// samples at once.
     pub const MAX_SAMPLE_THREADS: u32 = 1024;
     /// Threads of the sampling, counting and scatter kernels.
     pub const THREADS: u32 = 256;

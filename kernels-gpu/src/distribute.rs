@@ -330,14 +330,19 @@ fn mix(x: u32) -> u32 {
 /// stratum of the segment, `N` a thread straight into registers, sorted by
 /// the block's bitonic network ([`Block::sort`]: in registers and by
 /// shuffles within warps, through shared memory across them), every
-/// `oversample`-th kept. An empty segment writes none.
+/// `oversample`-th kept. Past what the block holds at once (its threads'
+/// `N` each) it sorts two halves in turn, leaves each in order in shared
+/// memory, and finds each splitter in their merge by a merge-path search
+/// ([`kth_of_two`]). An empty segment writes none.
 ///
 /// # Safety
 /// `keys` holds every segment's keys, `segments` one entry per block,
 /// `splitters` `WAYS` keys per segment; `oversample` is a power of two from
-/// `MIN_OVERSAMPLE` to `MAX_OVERSAMPLE`; the block is `WAYS * oversample / N`
-/// threads, a multiple of 32, and the shared memory holds `WAYS * oversample`
-/// keys ([`sample_smem_bytes`](crate::config::distribute::sample_smem_bytes)).
+/// `MIN_OVERSAMPLE` to `MAX_OVERSAMPLE`; the block is
+/// [`sample_threads(oversample)`](crate::config::distribute::sample_threads)
+/// threads, a multiple of 32, `N` times which is all the samples or half,
+/// and the shared memory holds `WAYS * oversample` keys
+/// ([`sample_smem_bytes`](crate::config::distribute::sample_smem_bytes)).
 #[inline(always)]
 pub unsafe fn sample_splitters<T: Key, const N: usize>(
     keys: *const T,
@@ -354,27 +359,99 @@ pub unsafe fn sample_splitters<T: Key, const N: usize>(
         return; // the whole block
     }
     let samples = WAYS * oversample;
+    // Samples the block sorts at once: all of them, or half.
+    let run = block_dim() * N as u32;
     let (warp, lane) = (thread_idx() / WARP_SIZE, lane_id());
-    // Register r of this thread holds sample `first + r` (lane-blocked, as the network wants).
+    // Register r of this thread holds sample `base + first + r` of the
+    // round's run (lane-blocked, as the network wants).
     let first = (warp * WARP_SIZE + lane) * N as u32;
-    let mut x: [Pair<T, ()>; N] = core::array::from_fn(|r| {
-        // Stratum j: [j * len / samples, (j + 1) * len / samples), or the
-        // key at j * len / samples when the strata are empty.
-        let j = first + r as u32;
-        let lo = j as u64 * len / samples as u64;
-        let hi = ((j as u64 + 1) * len / samples as u64).max(lo + 1);
-        let at = lo + (mix(j ^ (s as u32).wrapping_mul(0x2c1b_3c6d)) as u64) % (hi - lo);
-        // SAFETY: `at < len`.
-        Pair { k: enc.apply(unsafe { *keys.add((seg.start + at) as usize) }), v: () }
-    });
-    let block = Block { smem: dynamic_smem::<Pair<T, ()>>(), warp, lane };
-    block.sort(&mut x, samples as usize, samples as usize);
-    for (r, &x) in x.iter().enumerate() {
-        // Splitter w is sample (w + 1) * oversample.
-        let j = first + r as u32;
-        if j.is_multiple_of(oversample) && j > 0 && j / oversample < WAYS {
-            // SAFETY: w = j / oversample - 1 < WAYS - 1 slots of this segment's WAYS.
-            unsafe { *splitters.add(s * WAYS as usize + (j / oversample - 1) as usize) = x.k };
+    let draw = |base: u32| -> [Pair<T, ()>; N] {
+        core::array::from_fn(|r| {
+            // Stratum j: [j * len / samples, (j + 1) * len / samples), or the
+            // key at j * len / samples when the strata are empty.
+            let j = base + first + r as u32;
+            let lo = j as u64 * len / samples as u64;
+            let hi = ((j as u64 + 1) * len / samples as u64).max(lo + 1);
+            let at = lo + (mix(j ^ (s as u32).wrapping_mul(0x2c1b_3c6d)) as u64) % (hi - lo);
+            // SAFETY: `at < len`.
+            Pair { k: enc.apply(unsafe { *keys.add((seg.start + at) as usize) }), v: () }
+        })
+    };
+    let smem = dynamic_smem::<Pair<T, ()>>();
+    let out = |w: u32, k: T| {
+        // SAFETY: w < WAYS - 1 slots of this segment's WAYS.
+        unsafe { *splitters.add(s * WAYS as usize + w as usize) = k };
+    };
+    if run == samples {
+        let mut x = draw(0);
+        Block { smem, warp, lane }.sort(&mut x, run as usize, run as usize);
+        for (r, &x) in x.iter().enumerate() {
+            // Splitter w is sample (w + 1) * oversample.
+            let j = first + r as u32;
+            if j.is_multiple_of(oversample) && j > 0 && j / oversample < WAYS {
+                out(j / oversample - 1, x.k);
+            }
+        }
+        return;
+    }
+    for base in [0, run] {
+        let mut x = draw(base);
+        // SAFETY: the run's slots lie in the shared memory (2 * run samples).
+        let at = unsafe { smem.add(base as usize) };
+        Block { smem: at, warp, lane }.sort(&mut x, run as usize, run as usize);
+        sync_block(); // every thread past the network's reads of the run's slots
+        for (r, &x) in x.iter().enumerate() {
+            // SAFETY: slot first + r < run of this run.
+            unsafe { *at.add(first as usize + r) = x };
+        }
+    }
+    sync_block();
+    let mut w = thread_idx();
+    while w < WAYS - 1 {
+        // SAFETY: two sorted runs of `run` samples.
+        out(w, unsafe { kth_of_two(smem, smem.add(run as usize), run, (w + 1) * oversample) });
+        w += block_dim();
+    }
+}
+
+/// The key at place `k` (from 0) of the merge of the sorted runs `a` and
+/// `b` of `len` items each: the first `k + 1` items of the merge take `i`
+/// of `a` and `k + 1 - i` of `b`, `i` found by the merge path's binary
+/// search (an item of `a` before an equal one of `b`); the key is the larger
+/// of the last taken from each.
+///
+/// ```
+/// use warpsort_kernels::distribute::kth_of_two;
+/// use warpsort_kernels::item::Pair;
+/// let (a, b) = ([1u32, 3, 3, 8].map(|k| Pair { k, v: () }), [2u32, 3, 9, 9].map(|k| Pair { k, v: () }));
+/// let merged = [1, 2, 3, 3, 3, 8, 9, 9];
+/// for (k, &want) in merged.iter().enumerate() {
+///     assert_eq!(unsafe { kth_of_two(a.as_ptr(), b.as_ptr(), 4, k as u32) }, want);
+/// }
+/// ```
+///
+/// # Safety
+/// `a` and `b` hold `len` items each, in order; `k < 2 * len`.
+#[inline(always)]
+pub unsafe fn kth_of_two<T: Key>(a: *const Pair<T, ()>, b: *const Pair<T, ()>, len: u32, k: u32) -> T {
+    let d = k + 1;
+    let (mut lo, mut hi) = (d.saturating_sub(len), d.min(len));
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        // SAFETY: mid < hi <= len; d - 1 - mid < len as lo >= d - len.
+        if unsafe { (*a.add(mid as usize)).k <= (*b.add((d - 1 - mid) as usize)).k } {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let (i, j) = (lo, d - lo);
+    // SAFETY: i <= len items of a, j <= len of b, one of them past 0.
+    unsafe {
+        match (i, j) {
+            (0, _) => (*b.add(j as usize - 1)).k,
+            (_, 0) => (*a.add(i as usize - 1)).k,
+            _ => (*a.add(i as usize - 1)).k.max((*b.add(j as usize - 1)).k),
         }
     }
 }

@@ -3,14 +3,15 @@
 //! both distribution passes are full (and one value making 90% of the
 //! input), key types and orders, composite keys (one word, and wider ones
 //! sorted a word a pass), pairs and stable pairs (the exact stable order),
-//! argsort, `small`: one sort of each kind (keys read through their view
+//! argsort, parameters asked for (`SampleSortConfig`), `small`: one sort of each kind (keys read through their view
 //! among them), short enough for compute-sanitizer, and `large`: sizes where each segment's splitters come
 //! from more samples; and the default (`Algorithm::Auto`), which runs it where
 //! the GPU's table says. (The tests that run `Algorithm::ALL` cover it too.)
 
 use std::cmp::Reverse;
 
-use warpsort::{Algorithm, Gpu, Order, Presorted, SortKey, SortOptions, Tuple};
+use warpsort::kernels::config::distribute::{MAX_OVERSAMPLE, MIN_OVERSAMPLE};
+use warpsort::{Algorithm, Gpu, Order, Presorted, SampleSortConfig, SortKey, SortOptions, Tuple};
 use warpsort_testkit::data::FromPattern;
 use warpsort_testkit::{Dist, check_sort, check_sort_pairs, cpu, keys, seed};
 
@@ -21,6 +22,7 @@ warpsort_testkit::tests_main! {
         key_types_and_orders,
         composite_keys,
         stable_pairs_keep_input_order,
+        asked_parameters,
         argsort,
         small,
         large,
@@ -30,6 +32,44 @@ warpsort_testkit::tests_main! {
 
 fn opts(order: Order, stable: bool) -> SortOptions {
     SortOptions { algorithm: Algorithm::SampleSort, order, stable, ..Default::default() }
+}
+
+/// The sample sort with parameters asked for.
+fn asked(cfg: SampleSortConfig, order: Order, stable: bool) -> SortOptions {
+    SortOptions { sample_sort: cfg, ..opts(order, stable) }
+}
+
+/// Every samples a way (the sampling in one round and in two), the
+/// shortest and longest chunks of either pass; a parameter out of range is
+/// a `BadConfig` that leaves the keys as they were.
+fn asked_parameters(g: &Gpu) {
+    let (min, max) = (SampleSortConfig::MIN_CHUNK, SampleSortConfig::MAX_CHUNK);
+    let mut o = MIN_OVERSAMPLE;
+    while o <= MAX_OVERSAMPLE {
+        let cfg = SampleSortConfig { oversample: o, ..Default::default() };
+        for dist in [Dist::Uniform, Dist::Zipf] {
+            check_sort::<u32>(g, dist, 3_000_017, &asked(cfg, Order::Ascending, false));
+        }
+        check_sort::<u64>(g, Dist::Gaussian, 1_000_003, &asked(cfg, Order::Descending, false));
+        o *= 2;
+    }
+    for (chunk, second_chunk) in [(min, min), (max, max), (min, max), (max, min)] {
+        let cfg = SampleSortConfig { chunk, second_chunk, oversample: 0 };
+        check_sort::<u32>(g, Dist::Uniform, 5_000_011, &asked(cfg, Order::Ascending, false));
+        check_sort_pairs::<u64>(g, Dist::FewUnique, 1_000_003, &asked(cfg, Order::Ascending, false));
+        stable::<u32>(g, Dist::FewUnique, 1_000_003, &asked(cfg, Order::Descending, true));
+    }
+    for bad in [
+        SampleSortConfig { chunk: min - 1, ..Default::default() },
+        SampleSortConfig { second_chunk: max + 1, ..Default::default() },
+        SampleSortConfig { oversample: 2 * MAX_OVERSAMPLE, ..Default::default() },
+        SampleSortConfig { oversample: 3, ..Default::default() },
+    ] {
+        let mut d = g.stream().clone_htod(&[2u32, 1, 3]).unwrap();
+        let got = g.sort_with(&mut d, &asked(bad, Order::Ascending, false));
+        assert!(matches!(got, Err(warpsort::Error::BadConfig(_))), "{bad:?}: {got:?}");
+        assert_eq!(g.stream().clone_dtoh(&d).unwrap(), [2, 1, 3]);
+    }
 }
 
 fn sizes_around_the_chunks(g: &Gpu) {
@@ -134,6 +174,9 @@ fn small(g: &Gpu) {
     let scanned = SortOptions { presorted: Presorted::Always, ..opts(Order::Ascending, false) };
     check_sort::<i64>(g, Dist::Reverse, 70_001, &scanned);
     check_sort::<f32>(g, Dist::Gaussian, 70_001, &scanned);
+    // The sampling in two rounds (the most samples a way).
+    let wide = SampleSortConfig { oversample: MAX_OVERSAMPLE, ..Default::default() };
+    check_sort::<u32>(g, Dist::Uniform, 70_001, &asked(wide, Order::Ascending, false));
 }
 
 /// Sizes past 2^27, where each segment's splitters come from 32 or 64

@@ -81,10 +81,7 @@ impl SamplePlan {
         let cfg = opts.sample_sort;
         cfg.validate()?;
         let per_block = n.div_ceil(SAMPLE.first_blocks);
-        let tuned = [
-            per_block.clamp(SAMPLE.min_chunk, SAMPLE.max_chunk),
-            per_block.clamp(SAMPLE.second_min_chunk, SAMPLE.max_chunk),
-        ];
+        let tuned = [per_block.clamp(SAMPLE.min_chunk, SAMPLE.max_chunk), SAMPLE.second_chunk];
         let or_tuned = |asked: usize, tuned: usize| if asked == 0 { tuned } else { asked };
         let chunks = [or_tuned(cfg.chunk, tuned[0]), or_tuned(cfg.second_chunk, tuned[1])];
         let oversample = match cfg.oversample {
@@ -230,7 +227,7 @@ mod tests {
         assert_eq!(SamplePlan::oversample(1 << 24, 4), MIN_OVERSAMPLE, "buckets of 256 on average");
         assert_eq!(SamplePlan::oversample(1 << 26, 4), 16, "buckets of 1024");
         assert_eq!(SamplePlan::oversample(1 << 28, 4), MAX_OVERSAMPLE, "buckets of 4096");
-        assert_eq!(SamplePlan::oversample(1 << 28, 8), MAX_OVERSAMPLE, "64 KiB of u64 samples");
+        assert_eq!(SamplePlan::oversample(1 << 28, 8), MAX_OVERSAMPLE / 2, "64 KiB of u64 samples");
         for n in [0usize, 1, 1 << 20, (1 << 26) + (1 << 16), 1 << 28, u32::MAX as usize] {
             for kb in [4, 8] {
                 let o = SamplePlan::oversample(n, kb);
@@ -289,7 +286,7 @@ mod tests {
         assert!(p.max_blocks >= n / SampleSortConfig::MIN_CHUNK + BUCKETS as usize, "each segment a partial chunk");
         for bad in [
             SampleSortConfig { chunk: 1, ..Default::default() },
-            SampleSortConfig { oversample: 64, ..Default::default() },
+            SampleSortConfig { oversample: 2 * MAX_OVERSAMPLE, ..Default::default() },
         ] {
             assert!(matches!(plan(bad), Err(Error::BadConfig(_))), "{bad:?}");
         }
