@@ -85,16 +85,16 @@ pub(crate) struct SampleRange {
 }
 
 /// Hopper's table for [`Algorithm::Auto`], measured on an H200
-/// (`docs/runs/2026-11-28d/call2-choice-0ae67bf-h200.jsonl`; `cargo xtask
+/// (`docs/runs/2026-11-28e/call2-choice-3894493-h200.jsonl`; `cargo xtask
 /// choice` derives it from such a run, and a test of `xtask` holds the two
 /// together): 8-byte keys with values from about 2^20.6 to 2^28, stable
 /// from about 2^20.6 to 2^26.6, alone from about 2^21.6 to 2^28; `u32` keys
-/// with 8-byte values from about 2^21.6 to 2^28, with 4-byte values (stable
-/// too) and alone from about 2^22.6 to 2^28.
+/// with values (stable too) from about 2^21.6 to 2^28, alone from about
+/// 2^22.6 to 2^28.
 const HOPPER_SAMPLE: [SampleRange; 8] = [
     SampleRange { kind: ItemKind::U32, min_items: 3 << 21, max_items: 1 << 28 },
-    SampleRange { kind: ItemKind::U32Rank, min_items: 3 << 21, max_items: 1 << 28 },
-    SampleRange { kind: ItemKind::U32U32, min_items: 3 << 21, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U32Rank, min_items: 3 << 20, max_items: 1 << 28 },
+    SampleRange { kind: ItemKind::U32U32, min_items: 3 << 20, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U32U64, min_items: 3 << 20, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U64, min_items: 3 << 20, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U64Rank, min_items: 3 << 19, max_items: 3 << 26 },
