@@ -538,8 +538,7 @@ pub fn count_slot(w: &BlockWork, b: u32, j: u32) -> usize {
 /// Block `b` counts the keys of its chunk (`blocks[b]`) per bucket of its
 /// segment into `counts` (see [`count_slot`]): the block makes its
 /// splitters' [`directory`], then classifies `COUNT_ITEMS` keys a thread at
-/// a time together ([`classify_all`]), the next round's loads under way,
-/// and counts them by shared atomics.
+/// a time together ([`classify_all`]) and counts them by shared atomics.
 /// Unless `labels` is null, each key's label, the number of splitters below
 /// it, goes there at the key's place, so that the [`scatter`] need not
 /// search again ([`bucket_of_label`]). A block past the pass's (its entry
@@ -580,10 +579,9 @@ pub unsafe fn count<T: CellWord>(
     // SAFETY: the splitters are loaded, the regions the directory's alone.
     let d = unsafe { directory(s, firsts, entries, widest) };
     let (t, threads) = (thread_idx() as u64, block_dim() as u64);
-    let round = COUNT_ITEMS as u64 * threads;
-    // The thread's keys of the round at `at`: key r at at + r * threads + t
-    // (coalesced a slot at a time), none past the chunk.
-    let load = |at: u64| {
+    let mut at = w.start;
+    while at < w.end {
+        // Key r of the thread: at + r * threads + t (coalesced a slot at a time).
         let mut k = [T::default(); COUNT_ITEMS as usize];
         for (r, key) in k.iter_mut().enumerate() {
             let i = at + r as u64 * threads + t;
@@ -592,15 +590,6 @@ pub unsafe fn count<T: CellWord>(
                 *key = unsafe { *keys.add(i as usize) };
             }
         }
-        k
-    };
-    let mut at = w.start;
-    let mut next = load(at);
-    while at < w.end {
-        // The next round's loads go out before this round's searches, so
-        // that memory serves them while these run.
-        let mut k = next;
-        next = load(at + round);
         // Encoded once every load is out (an encoding beside its load would
         // wait for it before the next load goes).
         for key in k.iter_mut() {
@@ -620,7 +609,7 @@ pub unsafe fn count<T: CellWord>(
             // SAFETY: counter <= BUCKETS.
             unsafe { AtomicU32::from_ptr(counters.add(counter as usize)).fetch_add(1, Relaxed) };
         }
-        at += round;
+        at += COUNT_ITEMS as u64 * threads;
     }
     sync_block();
     // SAFETY: the slot lies in the block's segment's counts.
