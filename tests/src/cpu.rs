@@ -1,6 +1,20 @@
 //! CPU references: what every kernel must compute, written the obvious way.
+//! Long sorts run on every core (rayon's stable parallel sort: the same
+//! result), so that a GPU test of 2^28 keys waits seconds, not minutes, for
+//! its reference.
 
+use std::cmp::Ordering;
+
+use rayon::slice::ParallelSliceMut;
 use warpsort::{Order, SortKey};
+
+/// Slices from this length sort on every core.
+const PARALLEL_FROM: usize = 1 << 16;
+
+/// Stable sort of `v` by `cmp`, on every core when `v` is long.
+fn stable_sort_by<T: Send>(v: &mut [T], cmp: impl Fn(&T, &T) -> Ordering + Sync) {
+    if v.len() >= PARALLEL_FROM { v.par_sort_by(cmp) } else { v.sort_by(cmp) }
+}
 
 /// The reference sort (stable, so key-value results compare exactly after
 /// grouping equal keys).
@@ -13,8 +27,8 @@ use warpsort::{Order, SortKey};
 /// ```
 pub fn sort<K: SortKey>(keys: &mut [K], order: Order) {
     match order {
-        Order::Ascending => keys.sort_by(|a, b| a.key_cmp(b)),
-        Order::Descending => keys.sort_by(|a, b| b.key_cmp(a)),
+        Order::Ascending => stable_sort_by(keys, |a, b| a.key_cmp(b)),
+        Order::Descending => stable_sort_by(keys, |a, b| b.key_cmp(a)),
     }
 }
 
@@ -40,11 +54,11 @@ pub fn sort_by_offsets<K: SortKey>(keys: &mut [K], offsets: &[u32], order: Order
 }
 
 /// Reference key-value sort (stable).
-pub fn sort_pairs<K: SortKey, V: Copy>(keys: &mut [K], vals: &mut [V], order: Order) {
+pub fn sort_pairs<K: SortKey, V: Copy + Send>(keys: &mut [K], vals: &mut [V], order: Order) {
     let mut pairs: Vec<(K, V)> = keys.iter().copied().zip(vals.iter().copied()).collect();
     match order {
-        Order::Ascending => pairs.sort_by(|a, b| a.0.key_cmp(&b.0)),
-        Order::Descending => pairs.sort_by(|a, b| b.0.key_cmp(&a.0)),
+        Order::Ascending => stable_sort_by(&mut pairs, |a, b| a.0.key_cmp(&b.0)),
+        Order::Descending => stable_sort_by(&mut pairs, |a, b| b.0.key_cmp(&a.0)),
     }
     for (i, (k, v)) in pairs.into_iter().enumerate() {
         keys[i] = k;
@@ -68,8 +82,8 @@ pub fn sort_pairs<K: SortKey, V: Copy>(keys: &mut [K], vals: &mut [V], order: Or
 pub fn argsort<K: SortKey>(keys: &[K], order: Order) -> Vec<usize> {
     let mut p: Vec<usize> = (0..keys.len()).collect();
     match order {
-        Order::Ascending => p.sort_by(|&a, &b| keys[a].key_cmp(&keys[b])),
-        Order::Descending => p.sort_by(|&a, &b| keys[b].key_cmp(&keys[a])),
+        Order::Ascending => stable_sort_by(&mut p, |&a, &b| keys[a].key_cmp(&keys[b])),
+        Order::Descending => stable_sort_by(&mut p, |&a, &b| keys[b].key_cmp(&keys[a])),
     }
     p
 }
@@ -90,7 +104,7 @@ pub fn is_argsort_of<K: SortKey>(keys: &[K], p: &[usize], order: Order) -> bool 
 /// Whether a key-value result is a correct (not necessarily stable) sort of
 /// the input: keys equal to the reference's, and each (key, value) pair of
 /// the output a pair of the input, each used once.
-pub fn is_pair_sort_of<K: SortKey, V: Copy + Ord>(
+pub fn is_pair_sort_of<K: SortKey, V: Copy + Ord + Send>(
     in_keys: &[K],
     in_vals: &[V],
     out_keys: &[K],
@@ -102,17 +116,13 @@ pub fn is_pair_sort_of<K: SortKey, V: Copy + Ord>(
     if ref_keys.iter().zip(out_keys).any(|(a, b)| a.key_cmp(b).is_ne()) || out_keys.len() != in_keys.len() {
         return false;
     }
-    let bits = |k: &[K], v: &[V]| {
-        let mut p: Vec<(u64, V)> =
-            k.iter().map(|k| format!("{:?}", k.to_bits())).map(|s| fx(&s)).zip(v.iter().copied()).collect();
-        p.sort_unstable();
+    // Each side's (key bits, value) pairs in one order: equal multisets.
+    let pairs = |k: &[K], v: &[V]| {
+        let mut p: Vec<(K::Bits, V)> = k.iter().map(|k| k.to_bits()).zip(v.iter().copied()).collect();
+        p.par_sort_unstable();
         p
     };
-    bits(in_keys, in_vals) == bits(out_keys, out_vals)
-}
-
-fn fx(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    pairs(in_keys, in_vals) == pairs(out_keys, out_vals)
 }
 
 /// The warp shuffles, as the probe kernels apply them to each warp of `x`.
@@ -159,7 +169,7 @@ pub fn by_offsets(offsets: &[u32]) -> Vec<std::ops::Range<usize>> {
 /// cpu::sort_pairs_segments(&mut k, &mut v, &cpu::rows(5, 3), Order::Descending);
 /// assert_eq!((k, v), (vec![2, 2, 1, 1, 0], vec![0, 2, 1, 3, 4]));
 /// ```
-pub fn sort_pairs_segments<K: SortKey, V: Copy>(
+pub fn sort_pairs_segments<K: SortKey, V: Copy + Send>(
     keys: &mut [K],
     vals: &mut [V],
     segments: &[std::ops::Range<usize>],

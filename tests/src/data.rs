@@ -4,6 +4,7 @@
 //! value making most of the input), deterministic from a seed, for any key
 //! type.
 
+use rayon::slice::ParallelSliceMut;
 use warpsort::{Bits, Order, SortKey};
 
 /// A key distribution.
@@ -136,8 +137,8 @@ fn ordered64(dist: Dist, n: usize, seed: u64) -> Vec<u64> {
         }
     };
     match dist {
-        Dist::Sorted => v.sort_unstable(),
-        Dist::Reverse => v.sort_unstable_by(|a, b| b.cmp(a)),
+        Dist::Sorted => v.par_sort_unstable(),
+        Dist::Reverse => v.par_sort_unstable_by(|a, b| b.cmp(a)),
         _ => {}
     }
     v
