@@ -22,10 +22,12 @@ pub enum Algorithm {
     /// what is sorted (key width, payload, stable or not) and how many, as
     /// the GPU's tuning table says (`docs/PERFORMANCE.md` has the
     /// measurements). On an H200 that is the sample sort for 8-byte keys
-    /// from a few million items, and for 4-byte keys around 2^25 to 2^27;
-    /// the merge sort elsewhere, for stable sorts of 4-byte keys, for user
-    /// key types, and whenever the sort may not wait for the GPU (a stream
-    /// being captured into a CUDA graph, the runs of a host sort).
+    /// from one to three million items, for 4-byte keys with values
+    /// (stable too) from about three million and alone from about six
+    /// million, up to 2^28 (2^26.6 for stable 8-byte keys); the merge sort
+    /// elsewhere, for user key types, and whenever the sort may not wait
+    /// for the GPU (a stream being captured into a CUDA graph, the runs of
+    /// a host sort).
     #[default]
     Auto,
     /// The merge sort: GPU-Warpsort's pipeline, tuned. Tiles
