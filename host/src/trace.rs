@@ -1,5 +1,5 @@
 //! A timeline of the host transfers' steps, to see where a host sort's time
-//! goes (cargo feature `trace`, off by default: without it [`mark`] does
+//! goes (cargo feature `trace`, off by default: without it `mark` does
 //! nothing and [`take`] returns nothing).
 //!
 //! The staging, the copy crew and the host sorts' pipelines mark each step

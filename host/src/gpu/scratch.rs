@@ -13,10 +13,10 @@ use crate::launch::DevPtr;
 /// grows (to exactly what a call needs, in 256-byte steps) only when a call
 /// needs more than it holds, and is freed when dropped.
 ///
-/// Plain calls ([`Gpu::sort`], [`Gpu::sort_slice`], …) reuse storage cached
-/// inside the [`Gpu`] instead; a `Scratch` of your own makes the memory use
+/// Plain calls ([`Gpu::sort`](crate::Gpu::sort), [`Gpu::sort_slice`](crate::Gpu::sort_slice), …) reuse storage cached
+/// inside the [`Gpu`](crate::Gpu) instead; a `Scratch` of your own makes the memory use
 /// explicit: reserve the largest size up front with
-/// [`Gpu::sort_temp_bytes`], then no sort allocates.
+/// [`Gpu::sort_temp_bytes`](crate::Gpu::sort_temp_bytes), then no sort allocates.
 ///
 /// ```no_run
 /// use warpsort::{Gpu, Scratch, SortOptions};
@@ -32,8 +32,8 @@ use crate::launch::DevPtr;
 /// # Ok::<(), warpsort::Error>(())
 /// ```
 ///
-/// A `Scratch` may serve several [`Gpu`] handles of one context (for example
-/// [`Gpu::with_stream`] copies): a call on another stream than the last one
+/// A `Scratch` may serve several [`Gpu`](crate::Gpu) handles of one context (for example
+/// [`Gpu::with_stream`](crate::Gpu::with_stream) copies): a call on another stream than the last one
 /// first makes its stream wait for the last one's work. A `Scratch` of another
 /// context is refused with [`Error::ForeignContext`](crate::Error::ForeignContext).
 #[derive(Debug, Default)]
