@@ -503,13 +503,14 @@ pub mod distribute {
     /// Scatter blocks of `u32` and of `u64` keys alone a multiprocessor
     /// holds at once: their registers are bounded to fit (`LAUNCH_BOUNDS`;
     /// their shared memory, `scatter_smem_bytes`, allows four on sm_80 and
-    /// later; `u64` keys need more registers).
-    pub const SCATTER_BLOCKS_PER_SM: [u32; 2] = [4, 3];
+    /// later). `u64` keys take two: held to three (80 registers) they
+    /// measured slower (`docs/PERFORMANCE.md`).
+    pub const SCATTER_BLOCKS_PER_SM: [u32; 2] = [4, 2];
     /// Scatter blocks of any keys with values a multiprocessor holds at
-    /// once (as [`SCATTER_BLOCKS_PER_SM`]: a tile of keys and values in
-    /// registers needs more than 64 a thread; three tiles of 8-byte items
-    /// fill the shared memory).
-    pub const SCATTER_PAIRS_BLOCKS_PER_SM: u32 = 3;
+    /// once (as [`SCATTER_BLOCKS_PER_SM`]; a tile of keys and values in
+    /// registers needs more than 64 a thread, and three blocks at 80
+    /// measured slower than two).
+    pub const SCATTER_PAIRS_BLOCKS_PER_SM: u32 = 2;
 
     /// Where the scatter kernel's shared regions start (bytes past the
     /// splitters; `distribute::ScatterSmem` reads them), `with_values` or

@@ -1051,9 +1051,9 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         // Slot r of this thread: key (warp * ITEMS + r) * 32 + lane of the
         // tile, so that a warp's rounds, lane by lane, are input order.
         let slot = |r: u32| (warp * items + r) * WARP_SIZE + lane;
-        // tag[r]: slot r's label (with values, at once its bucket); then its
-        // bucket and its rank among the keys of that bucket (`Tag`); then
-        // its place in the tile. With values the keys are not held past
+        // tag[r]: slot r's label; then its bucket; then its bucket and its
+        // rank among the keys of that bucket (`Tag`); then its place in the
+        // tile. With values the keys are not held past
         // their buckets (they are read again as they go into the tile), so
         // that the ranking keeps the registers of keys alone.
         let mut k = [T::default(); SCATTER_ITEMS as usize];
@@ -1072,14 +1072,11 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         each_item!(items, r => {
             k[r as usize] = enc.apply(k[r as usize]);
         });
-        if VALUES {
-            each_item!(items, r => {
-                if slot(r) < len {
-                    // SAFETY: the splitters are loaded; the count's label of this key.
-                    tag[r as usize] = unsafe { bucket_of_label(s, tag[r as usize], k[r as usize]) };
-                }
-            });
-        }
+        // Every bucket first, so that their splitters' loads overlap.
+        each_item!(items, r => {
+            // SAFETY: the splitters are loaded; the count's label of this key.
+            tag[r as usize] = if slot(r) < len { unsafe { bucket_of_label(s, tag[r as usize], k[r as usize]) } } else { NO_KEY };
+        });
         let mut j = lane;
         while VALUES && j < BUCKETS {
             // SAFETY: j < BUCKETS.
@@ -1089,14 +1086,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         sync_warp();
         each_item!(items, r => {
             let r = r as usize;
-            let bucket = if VALUES {
-                tag[r]
-            } else if slot(r as u32) >= len {
-                NO_KEY
-            } else {
-                // SAFETY: the splitters are loaded; the count's label of this key.
-                unsafe { bucket_of_label(s, tag[r], k[r]) }
-            };
+            let bucket = tag[r];
             // SAFETY: the warp's counts, or the block's; every lane of the warp ranks.
             let rank = unsafe { if VALUES { rank_in_order(mine, bucket, below) } else { rank_any(m.count, bucket) } };
             tag[r] = Tag::pack(bucket, rank);

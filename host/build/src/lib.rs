@@ -352,13 +352,30 @@ fn kernel_names(ll: &str) -> Vec<String> {
         .collect()
 }
 
-/// The registers of one SM: `.maxnreg` is this over a kernel's launch bound.
+/// The registers of one SM.
 const REGISTERS_PER_SM: u32 = 65536;
+
+/// Registers are given to a warp 256 at a time: a thread's count is
+/// rounded up to a multiple of this.
+const REGISTERS_PER_THREAD_UNIT: u32 = 8;
+
+/// The most registers a thread may use so that `threads` threads fit one
+/// SM's registers: its share, rounded down to the allocation unit (a share
+/// of 85 is given as 88, and three 256-thread blocks at 88 do not fit).
+///
+/// ```
+/// assert_eq!(warpsort_build::max_registers(1024), 64);
+/// assert_eq!(warpsort_build::max_registers(768), 80);
+/// assert_eq!(warpsort_build::max_registers(512), 128);
+/// ```
+pub fn max_registers(threads: u32) -> u32 {
+    REGISTERS_PER_SM / threads / REGISTERS_PER_THREAD_UNIT * REGISTERS_PER_THREAD_UNIT
+}
 
 /// Drops llc's comments and writes launch bounds (`(name prefix,
 /// threads)`) into the PTX after the parameter list of each matching
 /// kernel, as `.maxnreg`: the registers a thread may use when that
-/// many threads share the 64K registers of an SM. (`.maxntid` says the same
+/// many threads share the 64K registers of an SM ([`max_registers`]). (`.maxntid` says the same
 /// more directly, but ptxas then aimed at two such blocks per SM and spilled
 /// kernels that fit one.)
 ///
@@ -384,7 +401,7 @@ pub fn with_launch_bounds(ptx: &str, bounds: &[(&str, u32)]) -> String {
         if let Some(name) = line.strip_prefix(".visible .entry ") {
             bound = bounds.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|&(_, n)| n);
         } else if let (Some(n), true) = (bound, line.starts_with(')')) {
-            out.push_str(&format!(".maxnreg {}\n", REGISTERS_PER_SM / n));
+            out.push_str(&format!(".maxnreg {}\n", max_registers(n)));
             bound = None;
         }
     }
