@@ -85,7 +85,7 @@ pub(crate) struct SampleRange {
 }
 
 /// Hopper's table for [`Algorithm::Auto`], measured on an H200
-/// (`docs/runs/2026-11-28e/call2-choice-3894493-h200.jsonl`; `cargo xtask
+/// (`docs/runs/2026-11-28f/call7-choice-9d2fee6-h200.jsonl`; `cargo xtask
 /// choice` derives it from such a run, and a test of `xtask` holds the two
 /// together): 8-byte keys with values from about 2^20.6 to 2^28, stable
 /// from about 2^20.6 to 2^26.6, alone from about 2^21.6 to 2^28; `u32` keys
