@@ -71,9 +71,10 @@ fn parse(log: &str) -> Vec<Usage> {
 
 /// The most a kernel under a launch bound (`config::LAUNCH_BOUNDS`) may
 /// spill: the 16-byte-item block sorts at 1024 threads (64 registers) move
-/// one 4-byte word through the stack on sm_80, the scatter of 16 `u32` keys
-/// a thread (64 registers) keeps four words of its loop there on sm_90,
-/// reloaded once a tile; much more means a network left its registers.
+/// one 4-byte word through the stack (the scatter of 16 `u32` keys a
+/// thread kept four words of its loop there until it computed a tile's
+/// buckets before ranking them); much more means a network left its
+/// registers.
 const BOUNDED_SPILL_BYTES: u32 = 24;
 
 fn bounded(name: &str) -> bool {
