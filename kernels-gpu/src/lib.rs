@@ -14,7 +14,8 @@
 //! (the merge sort's split: merge-path searches, samples, partition),
 //! `block_merge` (its merges in shared memory and step 1 by warp sorts and
 //! merges), `warp_merge` (its warp bitonic merge), `segmented` (segmented
-//! sorts: equal rows or segments given by offsets), `paper` (GPU-Warpsort as
+//! sorts: equal rows or segments given by offsets), `span` (a block's keys'
+//! span, and the compact items a narrow one allows), `paper` (GPU-Warpsort as
 //! published: the buffered warp merge, sampled splitters, independent final
 //! merges), `checks`, `permute` (index sequences and gathers for argsort and
 //! stable sorts), `presorted` (the order scan and the reversal of input
@@ -219,7 +220,7 @@ macro_rules! builtin_emulated_modules {
         )*
     };
 }
-builtin_emulated_modules!(checks, distribute, encode, segmented);
+builtin_emulated_modules!(checks, distribute, encode, segmented, span);
 
 /// The PTX instructions emulated on the host (feature `emulate`): kernels
 /// written against `arch` alone run there under [`arch::launch`].

@@ -17,6 +17,7 @@ use crate::arch::{
     thread_idx,
 };
 use crate::block_network::Block;
+use crate::span::{self, SpanKey};
 use crate::checks::Bits64;
 #[cfg(target_arch = "nvptx64")]
 use crate::config::warp_sort_batch;
@@ -421,27 +422,94 @@ pub unsafe fn sort_warps<K: PlacedKey, V: Word, const N: usize, const B: usize, 
     }
 }
 
+/// The block's segment `seg` of `len` items sorted by the compact network,
+/// if its keys' span allows: whether it was. The keys are loaded
+/// warp-striped (`span::place`) and their span found: every key equal,
+/// the segment is in order already; a span that fits a `u32` word beside a
+/// place in the tile (`span::fits`) takes the network over such words, each
+/// key then `lo` plus its word's high bits and each payload fetched from the
+/// place in its low bits (the segment's payloads staged in the shared
+/// memory the network is done with). Stable: equal keys order by place.
+///
+/// # Safety
+/// As [`sort_blocks`]; called by the whole block.
+#[inline(always)]
+unsafe fn by_compact<K: SpanKey, V: Word>(seg: &Items<K, V>, warp: u32, lane: u32, len: usize) -> bool {
+    const N: usize = KEYS_PER_LANE as usize;
+    let (t, tile) = (crate::arch::thread_idx() as usize, block_dim() as usize * N);
+    // SAFETY: the segment holds len keys.
+    let keys = unsafe { span::load_striped::<K>(seg.keys, warp, lane, len) };
+    // SAFETY: the whole block; the shared memory is free (the barrier at the
+    // kernel's loop's end) and holds a tile of items, far more than two keys a warp.
+    let (lo, hi) = unsafe { span::span(dynamic_smem(), &keys, warp, lane, len) };
+    if lo >= hi {
+        // Every key equal (or fewer than two): in order already.
+        return true;
+    }
+    if !span::fits(K::span_bits(lo, hi), tile) {
+        // Every warp has read the span before the network takes the shared memory.
+        sync_block();
+        return false;
+    }
+    let place_bits = tile.trailing_zeros();
+    let b: Block<Pair<u32, ()>> = Block { smem: dynamic_smem(), warp, lane };
+    let mut w: [Pair<u32, ()>; N] =
+        core::array::from_fn(|r| span::compact(keys[r], lo, span::place(warp, lane, r), len, place_bits));
+    // Every warp has read the span: the network may take the shared memory.
+    sync_block();
+    b.sort(&mut w, tile, len);
+    // Every thread is past the network: the shared memory takes the payloads.
+    let staged: *mut V = dynamic_smem();
+    sync_block();
+    // SAFETY: a tile of payloads fits the tile of items; the segment's len.
+    unsafe { span::stage(seg.vals, staged, t, len) };
+    sync_block();
+    let x: [Pair<K, V>; N] = core::array::from_fn(|r| {
+        let (k, at) = span::expand(w[r].k, lo, place_bits);
+        // SAFETY: a real item's place lies below len, staged above.
+        let v = if t * N + r < len { unsafe { *staged.add(at) } } else { V::default() };
+        Pair { k, v }
+    });
+    // SAFETY: this block's segment, its loads done.
+    unsafe { store_blocked(seg, t, len, &x) };
+    true
+}
+
 /// Sorts the segments of `bounds` a block each (grid-stride), a tile of
 /// `blockDim * KEYS_PER_LANE` items (at least every segment's length) in
-/// registers and shared memory. With `STABLE` as for [`sort_chunks`], each
-/// payload fetched from the segment's payloads staged in the shared memory
-/// the network is done with.
+/// registers and shared memory. `u32` keys with 4-byte payloads take the
+/// compact network where their span allows ([`by_compact`]: the sample
+/// sort's buckets); other segments the network over their items. With
+/// `STABLE` as for [`sort_chunks`], each payload fetched from the
+/// segment's payloads staged in the shared memory the network is done with.
 ///
 /// # Safety
 /// `items` holds every segment of `bounds`; shared memory holds one tile
 /// of items (and of placed keys, with `STABLE`).
 #[inline(always)]
-pub unsafe fn sort_blocks<K: PlacedKey, V: Word, const STABLE: bool>(items: Items<K, V>, bounds: Bounds) {
+pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(items: Items<K, V>, bounds: Bounds) {
     const N: usize = KEYS_PER_LANE as usize;
     let t = crate::arch::thread_idx();
     let (warp, lane) = (t / WARP_SIZE, t % WARP_SIZE);
     let tile = block_dim() as usize * N;
     let t = t as usize;
+    // Keys with payloads, in a word each: the compact network moves half
+    // of what theirs does. (Wider items' kernels spilled with it, and keys
+    // alone gained nothing: `docs/PERFORMANCE.md`.)
+    let compact = size_of::<Pair<K, V>>() <= COMPACT_MAX_ITEM_BYTES && size_of::<V>() > 0;
     let mut j = block_idx() as usize;
     while j < bounds.count {
         // SAFETY: j < count; the segment lies inside the arrays and this block owns it.
         let (start, len) = unsafe { bounds.get(j) };
         let seg = unsafe { items.offset(start) }; // SAFETY: as above.
+        // SAFETY: as above.
+        if compact && unsafe { by_compact(&seg, warp, lane, len) } {
+            // Sorted, or in order already. The shared memory is read
+            // before the next segment's span reuses it.
+            sync_block();
+            j += grid_dim() as usize;
+            continue;
+        }
         let x = if STABLE {
             let b: Block<K::Placed> = Block { smem: dynamic_smem(), warp, lane };
             let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
@@ -471,6 +539,10 @@ pub unsafe fn sort_blocks<K: PlacedKey, V: Word, const STABLE: bool>(items: Item
         j += grid_dim() as usize;
     }
 }
+
+/// The widest item the segmented block kernel sorts by the compact network
+/// (`u32` keys with 4-byte payloads).
+const COMPACT_MAX_ITEM_BYTES: usize = 8;
 
 /// Adds to `*across` the descents that straddle a segment boundary
 /// (`key(b - 1) > key(b)` for each distinct boundary `0 < b < n`): the

@@ -16,6 +16,7 @@ use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::{KEYS_PER_LANE, WARP_SIZE, warp_sort_batch};
 use warpsort_kernels::item::{Items, Pair, PlacedKey, Word};
 use warpsort_kernels::segmented::{Bounds, sort_blocks, sort_chunks, sort_warps};
+use warpsort_kernels::span::SpanKey;
 
 const N: usize = KEYS_PER_LANE as usize;
 
@@ -42,7 +43,7 @@ impl Kernel {
 
 /// Runs `kernel` (its stable variant with `STABLE`) over the listed
 /// segments of `keys` (and `vals`).
-fn run<K: PlacedKey<Mem = K>, V: Word, const STABLE: bool>(
+fn run<K: PlacedKey<Mem = K> + SpanKey, V: Word, const STABLE: bool>(
     kernel: Kernel,
     keys: &mut [K],
     vals: &mut [V],
@@ -70,9 +71,20 @@ fn run<K: PlacedKey<Mem = K>, V: Word, const STABLE: bool>(
     });
 }
 
+/// Keys over the whole range, and of few values.
+const WIDE: &[(u64, u64)] = &[(u64::MAX, 0), (5, 0)];
+/// Keys of a narrow span far from 0, as a sample sort's buckets: 17 bits
+/// and 12.
+const NARROW: &[(u64, u64)] = &[(1 << 17, 0xfff0_0000), (1 << 12, 0xdead_beef)];
+
 /// Random segments up to `kernel`'s capacity, with gaps between them (left
-/// as they are), keys from `make`; keys alone and with positions.
-fn sorts<K: PlacedKey<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(u64) -> K) {
+/// as they are), keys from `make` (`base + r % spread` for each of
+/// `spreads`, `r` random); keys alone and with positions.
+fn sorts<K: PlacedKey<Mem = K> + SpanKey + std::fmt::Debug>(
+    kernel: Kernel,
+    spreads: &[(u64, u64)],
+    make: impl Fn(u64) -> K,
+) {
     let cap = kernel.capacity() as u64;
     let mut list = Vec::new();
     let mut at = 0u64;
@@ -88,8 +100,8 @@ fn sorts<K: PlacedKey<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(
         at += len + (r >> 40) % 3;
     }
     let n = at as usize;
-    for spread in [u64::MAX, 5] {
-        let input: Vec<K> = random(n, spread ^ cap).into_iter().map(|r| make(r % spread)).collect();
+    for &(spread, base) in spreads {
+        let input: Vec<K> = random(n, spread ^ cap).into_iter().map(|r| make(base + r % spread)).collect();
         let mut want = input.clone();
         for &e in &list {
             want[(e as u32) as usize..(e >> 32) as usize].sort();
@@ -124,21 +136,26 @@ fn sorts<K: PlacedKey<Mem = K> + std::fmt::Debug>(kernel: Kernel, make: impl Fn(
 #[test]
 fn several_segments_a_warp() {
     for chunk in [N as u32, 64, 32 * N as u32] {
-        sorts::<u32>(Kernel::Chunks(chunk), |r| r as u32);
-        sorts::<u64>(Kernel::Chunks(chunk), |r| r);
+        sorts::<u32>(Kernel::Chunks(chunk), WIDE, |r| r as u32);
+        sorts::<u64>(Kernel::Chunks(chunk), WIDE, |r| r);
     }
 }
 
 #[test]
 fn a_warp_a_segment() {
-    sorts::<u32>(Kernel::Warps, |r| r as u32);
-    sorts::<u64>(Kernel::Warps, |r| r);
+    sorts::<u32>(Kernel::Warps, WIDE, |r| r as u32);
+    sorts::<u64>(Kernel::Warps, WIDE, |r| r);
 }
 
+/// Wide spans by the network over the items; narrow ones (and few values)
+/// of `u32` keys with payloads by the compact network: 17 bits fit a word
+/// beside a place in the tile of 1024, and 12.
 #[test]
 fn a_block_a_segment() {
-    sorts::<u32>(Kernel::Blocks, |r| r as u32);
-    sorts::<u64>(Kernel::Blocks, |r| r);
+    for spreads in [WIDE, NARROW] {
+        sorts::<u32>(Kernel::Blocks, spreads, |r| r as u32);
+        sorts::<u64>(Kernel::Blocks, spreads, |r| r);
+    }
 }
 
 /// `count_classes` then `list_classes` (the blocks' shared counts, one

@@ -71,7 +71,9 @@ fn parse(log: &str) -> Vec<Usage> {
 
 /// The most a kernel under a launch bound (`config::LAUNCH_BOUNDS`) may
 /// spill: the 16-byte-item block sorts at 1024 threads (64 registers) move
-/// one 4-byte word through the stack (the scatter of 16 `u32` keys a
+/// one 4-byte word through the stack, and on sm_80 the segmented block
+/// kernels of `u32` keys with `u32` payloads (their compact network beside
+/// the network over items) up to 12 bytes (the scatter of 16 `u32` keys a
 /// thread kept four words of its loop there until it computed a tile's
 /// buckets before ranking them); much more means a network left its
 /// registers.
