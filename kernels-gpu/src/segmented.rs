@@ -25,7 +25,7 @@ use crate::config::{
     KEYS_PER_LANE, SEGMENT_CLASSES, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE,
     segment_class,
 };
-use crate::item::{Items, Pair, PlacedKey, Word};
+use crate::item::{Items, Key, Pair, PlacedKey, Word};
 use crate::network;
 use crate::tile::{load_blocked, store_blocked};
 use crate::warp;
@@ -291,8 +291,21 @@ impl Bounds {
 }
 
 /// This thread's `N` keys of a segment of `len` items (lane-blocked, as
-/// [`load_blocked`]), each beside its place in the segment: a stable
-/// kernel's items (see [`PlacedKey`]), pads placed at and past `len`.
+/// [`load_blocked`]), pads at and past `len`: a stable kernel's keys, which
+/// it sorts beside their places (see [`PlacedKey`]).
+///
+/// # Safety
+/// `seg` holds at least `len` items.
+#[inline(always)]
+unsafe fn load_keys<K: Key, V: Word, const N: usize>(seg: &Items<K, V>, thread: usize, len: usize) -> [K; N] {
+    let keys = Items::<K, ()> { keys: seg.keys, vals: NonNull::dangling().as_ptr() };
+    // SAFETY: the caller's contract.
+    unsafe { load_blocked::<K, (), N>(&keys, thread, len) }.map(|p| p.k)
+}
+
+/// This thread's `N` keys of a segment of `len` items, each beside its
+/// place in the segment ([`load_keys`], then [`PlacedKey::placed`]): a
+/// stable kernel's items, pads placed at and past `len`.
 ///
 /// # Safety
 /// `seg` holds at least `len` items.
@@ -302,10 +315,9 @@ unsafe fn load_placed<K: PlacedKey, V: Word, const N: usize>(
     thread: usize,
     len: usize,
 ) -> [K::Placed; N] {
-    let keys = Items::<K, ()> { keys: seg.keys, vals: NonNull::dangling().as_ptr() };
     // SAFETY: the caller's contract.
-    let x = unsafe { load_blocked::<K, (), N>(&keys, thread, len) };
-    core::array::from_fn(|r| x[r].k.placed((thread * N + r) as u32))
+    let x = unsafe { load_keys::<K, V, N>(seg, thread, len) };
+    core::array::from_fn(|r| x[r].placed((thread * N + r) as u32))
 }
 
 /// The items of sorted placed keys (a [`load_placed`] tile after its
@@ -423,46 +435,57 @@ pub unsafe fn sort_warps<K: PlacedKey, V: Word, const N: usize, const B: usize, 
 }
 
 /// The block's segment `seg` of `len` items sorted by the compact network,
-/// if its keys' span allows: whether it was. The keys are loaded
-/// warp-striped (`span::place`) and their span found: every key equal,
-/// the segment is in order already; a span that fits a `u32` word beside a
-/// place in the tile (`span::fits`) takes the network over such words, each
-/// key then `lo` plus its word's high bits and each payload fetched from the
-/// place in its low bits (the segment's payloads staged in the shared
-/// memory the network is done with). Stable: equal keys order by place.
+/// if its keys' span allows: whether it was. `keys` are this thread's, as
+/// [`load_blocked`] places them, and `vals` their payloads if loaded (else
+/// they are read from `seg` once the network is done). The span is found
+/// first: every key equal, the segment is in order already; a span that
+/// fits a `u32` word beside a place in the tile (`span::fits`) takes the
+/// network over such words, each key then `lo` plus its word's high bits
+/// and each payload fetched from the place in its low bits, staged in the
+/// second half of the shared memory (the network's words take the first).
+/// Stable: equal keys order by place. A span that does not fit costs a
+/// reduction and two barriers.
 ///
 /// # Safety
-/// As [`sort_blocks`]; called by the whole block.
+/// As [`sort_blocks`] (shared memory of a tile of 8-byte items); called by
+/// the whole block.
 #[inline(always)]
-unsafe fn by_compact<K: SpanKey, V: Word>(seg: &Items<K, V>, warp: u32, lane: u32, len: usize) -> bool {
+unsafe fn by_compact<K: SpanKey, V: Word>(
+    seg: &Items<K, V>,
+    keys: &[K; KEYS_PER_LANE as usize],
+    vals: Option<&[V; KEYS_PER_LANE as usize]>,
+    warp: u32,
+    lane: u32,
+    len: usize,
+) -> bool {
     const N: usize = KEYS_PER_LANE as usize;
     let (t, tile) = (crate::arch::thread_idx() as usize, block_dim() as usize * N);
-    // SAFETY: the segment holds len keys.
-    let keys = unsafe { span::load_striped::<K>(seg.keys, warp, lane, len) };
-    // SAFETY: the whole block; the shared memory is free (the barrier at the
-    // kernel's loop's end) and holds a tile of items, far more than two keys a warp.
-    let (lo, hi) = unsafe { span::span(dynamic_smem(), &keys, warp, lane, len) };
-    if lo >= hi {
-        // Every key equal (or fewer than two): in order already.
-        return true;
-    }
-    if !span::fits(K::span_bits(lo, hi), tile) {
-        // Every warp has read the span before the network takes the shared memory.
+    let smem: *mut u8 = dynamic_smem();
+    // SAFETY: the whole block; the shared memory is free (the last barrier
+    // of the segment before) and holds far more than two keys a warp.
+    let (lo, hi) = unsafe { span::span(smem.cast(), keys, t, len) };
+    if lo >= hi || !span::fits(K::span_bits(lo, hi), tile) {
+        // Every warp has read the span before the shared memory is used again.
         sync_block();
-        return false;
+        // Every key equal (or fewer than two): in order already.
+        return lo >= hi;
     }
     let place_bits = tile.trailing_zeros();
-    let b: Block<Pair<u32, ()>> = Block { smem: dynamic_smem(), warp, lane };
-    let mut w: [Pair<u32, ()>; N] =
-        core::array::from_fn(|r| span::compact(keys[r], lo, span::place(warp, lane, r), len, place_bits));
+    // SAFETY: a tile of `u32` words, then a tile of payloads of at most 4 bytes.
+    let staged: *mut V = unsafe { smem.add(tile * size_of::<u32>()).cast() };
+    if let Some(vals) = vals {
+        // SAFETY: this thread's places, inside the tile.
+        unsafe { V::write_run(staged.add(t * N), vals) };
+    }
+    let mut w: [Pair<u32, ()>; N] = core::array::from_fn(|r| span::compact(keys[r], lo, t * N + r, len, place_bits));
     // Every warp has read the span: the network may take the shared memory.
     sync_block();
+    let b: Block<Pair<u32, ()>> = Block { smem: smem.cast(), warp, lane };
     b.sort(&mut w, tile, len);
-    // Every thread is past the network: the shared memory takes the payloads.
-    let staged: *mut V = dynamic_smem();
-    sync_block();
-    // SAFETY: a tile of payloads fits the tile of items; the segment's len.
-    unsafe { span::stage(seg.vals, staged, t, len) };
+    if vals.is_none() {
+        // SAFETY: the segment's len payloads into the second half.
+        unsafe { span::stage(seg.vals, staged, t, len) };
+    }
     sync_block();
     let x: [Pair<K, V>; N] = core::array::from_fn(|r| {
         let (k, at) = span::expand(w[r].k, lo, place_bits);
@@ -477,42 +500,47 @@ unsafe fn by_compact<K: SpanKey, V: Word>(seg: &Items<K, V>, warp: u32, lane: u3
 
 /// Sorts the segments of `bounds` a block each (grid-stride), a tile of
 /// `blockDim * KEYS_PER_LANE` items (at least every segment's length) in
-/// registers and shared memory. `u32` keys with 4-byte payloads take the
-/// compact network where their span allows ([`by_compact`]: the sample
-/// sort's buckets); other segments the network over their items. With
-/// `STABLE` as for [`sort_chunks`], each payload fetched from the
-/// segment's payloads staged in the shared memory the network is done with.
+/// registers and shared memory. With `narrow` (not 0: the sample sort's
+/// buckets), `u32` keys with 4-byte payloads take the compact network where
+/// their span allows ([`by_compact`]), the span found in the keys loaded
+/// for the network; other segments the network over their items. With `STABLE` as for
+/// [`sort_chunks`], each payload fetched from the segment's payloads staged
+/// in the shared memory the network is done with.
 ///
 /// # Safety
 /// `items` holds every segment of `bounds`; shared memory holds one tile
 /// of items (and of placed keys, with `STABLE`).
 #[inline(always)]
-pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(items: Items<K, V>, bounds: Bounds) {
+pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
+    items: Items<K, V>,
+    bounds: Bounds,
+    narrow: u32,
+) {
     const N: usize = KEYS_PER_LANE as usize;
     let t = crate::arch::thread_idx();
     let (warp, lane) = (t / WARP_SIZE, t % WARP_SIZE);
     let tile = block_dim() as usize * N;
     let t = t as usize;
     // Keys with payloads, in a word each: the compact network moves half
-    // of what theirs does. (Wider items' kernels spilled with it, and keys
+    // of what theirs does; only where the host says the segments' keys
+    // span narrowly (the sample sort's buckets), since a span that does not
+    // fit costs its look. (Wider items' kernels spilled with it, and keys
     // alone gained nothing: `docs/PERFORMANCE.md`.)
-    let compact = size_of::<Pair<K, V>>() <= COMPACT_MAX_ITEM_BYTES && size_of::<V>() > 0;
+    let compact = size_of::<Pair<K, V>>() <= COMPACT_MAX_ITEM_BYTES && size_of::<V>() > 0 && narrow != 0;
     let mut j = block_idx() as usize;
     while j < bounds.count {
         // SAFETY: j < count; the segment lies inside the arrays and this block owns it.
         let (start, len) = unsafe { bounds.get(j) };
         let seg = unsafe { items.offset(start) }; // SAFETY: as above.
-        // SAFETY: as above.
-        if compact && unsafe { by_compact(&seg, warp, lane, len) } {
-            // Sorted, or in order already. The shared memory is read
-            // before the next segment's span reuses it.
-            sync_block();
-            j += grid_dim() as usize;
-            continue;
-        }
         let x = if STABLE {
             let b: Block<K::Placed> = Block { smem: dynamic_smem(), warp, lane };
-            let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
+            let keys = unsafe { load_keys::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
+            // SAFETY: the whole block; the segment's items.
+            if compact && unsafe { by_compact(&seg, &keys, None, warp, lane, len) } {
+                j += grid_dim() as usize;
+                continue;
+            }
+            let mut w: [K::Placed; N] = core::array::from_fn(|r| keys[r].placed((t * N + r) as u32));
             b.sort(&mut w, tile, len);
             // Every thread is past the network: its slots take the payloads.
             let staged: *mut V = dynamic_smem();
@@ -532,6 +560,14 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(i
         } else {
             let b: Block<Pair<K, V>> = Block { smem: dynamic_smem(), warp, lane };
             let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
+            if compact {
+                let (keys, vals) = (x.map(|p| p.k), x.map(|p| p.v));
+                // SAFETY: the whole block; the segment's items.
+                if unsafe { by_compact(&seg, &keys, Some(&vals), warp, lane, len) } {
+                    j += grid_dim() as usize;
+                    continue;
+                }
+            }
             b.sort(&mut x, tile, len);
             x
         };
@@ -711,8 +747,9 @@ macro_rules! entries {
             entries!(@warps $($widths)*);
             segmented_kernel!(
                 concat!(crate::kernel_name!($block), "_", stringify!($sfx)),
-                /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each.
-                fn block<$K, $V>() => sort_blocks::<$K, $V, $stable>
+                /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each
+                /// (`narrow`: their keys span narrowly, the sample sort's buckets).
+                fn block<$K, $V>(narrow: u32) => sort_blocks::<$K, $V, $stable>
             );
         }
     };

@@ -4,17 +4,15 @@
 //! above its place in the tile: the sample sort's buckets are such
 //! segments (each lies between two splitters, so its keys differ in their
 //! low bits only), and a network over words compares and moves half of
-//! what one over keys beside payloads does.
-//!
-//! The keys lie warp-striped: item `r` of lane `l` of warp `w` is place
-//! `w * 32N + r * 32 + l` of the tile ([`place`]).
+//! what one over keys beside payloads does. The keys are a block's tile
+//! lane-blocked (`tile::load_blocked`: item `r` of thread `t` is place
+//! `t * N + r`).
 
 use crate::arch::{block_dim, sync_block};
 use crate::config::{KEYS_PER_LANE, WARP_SIZE};
-use crate::item::{Items, Key, Pair, Word};
+use crate::item::{Key, Pair, Word};
 use crate::warp;
 
-const W: usize = WARP_SIZE as usize;
 /// Items a thread holds: the block network's.
 pub const N: usize = KEYS_PER_LANE as usize;
 
@@ -50,37 +48,19 @@ macro_rules! span_key {
 span_key!(u32);
 span_key!(u64);
 
-/// The place in the tile of this thread's item `r` (warp `warp`, lane
-/// `lane`, [`N`] items a thread): warp-striped.
-#[inline(always)]
-pub fn place(warp: u32, lane: u32, r: usize) -> usize {
-    warp as usize * W * N + r * W + lane as usize
-}
-
-/// This thread's [`N`] keys of a segment of `len` at their [`place`]s,
-/// pads at and past `len`.
-///
-/// # Safety
-/// `keys` holds at least `len` keys.
-#[inline(always)]
-pub unsafe fn load_striped<K: Key>(keys: *mut K::Mem, warp: u32, lane: u32, len: usize) -> [K; N] {
-    let seg = Items::<K, ()> { keys, vals: core::ptr::NonNull::dangling().as_ptr() };
-    // SAFETY: read only below len.
-    core::array::from_fn(|r| unsafe { seg.get_or_pad(place(warp, lane, r), len).k })
-}
-
 /// The smallest and the largest of the block's keys at places below `len`
-/// (`keys` this thread's, at its [`place`]s), in every thread; `(PAD, 0)`
+/// (`keys` thread `thread`'s, lane-blocked), in every thread; `(PAD, 0)`
 /// when `len` is 0. Each warp's two go through `smem`.
 ///
 /// # Safety
 /// Called by the whole block (a barrier inside); `smem` holds two keys a
 /// warp and is not in use until the block's next barrier.
 #[inline(always)]
-pub unsafe fn span<K: SpanKey>(smem: *mut K, keys: &[K; N], warp: u32, lane: u32, len: usize) -> (K, K) {
+pub unsafe fn span<K: SpanKey>(smem: *mut K, keys: &[K; N], thread: usize, len: usize) -> (K, K) {
+    let (warp, lane) = (thread as u32 / WARP_SIZE, thread as u32 % WARP_SIZE);
     let (mut lo, mut hi) = (K::PAD, K::default());
     for (r, &k) in keys.iter().enumerate() {
-        if place(warp, lane, r) < len {
+        if thread * N + r < len {
             lo = lo.min(k);
             hi = hi.max(k);
         }

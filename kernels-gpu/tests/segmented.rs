@@ -27,8 +27,9 @@ enum Kernel {
     Chunks(u32),
     /// `sort_warps` with 16 keys a lane (segments up to 512).
     Warps,
-    /// `sort_blocks` with blocks of 128 threads (segments up to 1024).
-    Blocks,
+    /// `sort_blocks` with blocks of 128 threads (segments up to 1024),
+    /// told whether the keys span narrowly (the compact network) or not.
+    Blocks(u32),
 }
 
 impl Kernel {
@@ -36,7 +37,7 @@ impl Kernel {
         match self {
             Kernel::Chunks(c) => c as usize,
             Kernel::Warps => 32 * 16,
-            Kernel::Blocks => 128 * N,
+            Kernel::Blocks(_) => 128 * N,
         }
     }
 }
@@ -53,7 +54,7 @@ fn run<K: PlacedKey<Mem = K> + SpanKey, V: Word, const STABLE: bool>(
     let (n, count) = (keys.len() as u64, list.len() as u64);
     let (grid, threads, smem) = match kernel {
         Kernel::Chunks(_) | Kernel::Warps => (2, 2 * WARP_SIZE, 0),
-        Kernel::Blocks => (3, 128, 128 * N * size_of::<Pair<K, V>>().max(size_of::<K::Placed>())),
+        Kernel::Blocks(_) => (3, 128, 128 * N * size_of::<Pair<K, V>>().max(size_of::<K::Placed>())),
     };
     launch(grid, threads, smem, move || {
         let (k, v, l) = (k, v, l);
@@ -65,7 +66,7 @@ fn run<K: PlacedKey<Mem = K> + SpanKey, V: Word, const STABLE: bool>(
             match kernel {
                 Kernel::Chunks(c) => sort_chunks::<K, V, N, STABLE>(items, bounds, c),
                 Kernel::Warps => sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }, STABLE>(items, bounds),
-                Kernel::Blocks => sort_blocks::<K, V, STABLE>(items, bounds),
+                Kernel::Blocks(narrow) => sort_blocks::<K, V, STABLE>(items, bounds, narrow),
             }
         }
     });
@@ -147,14 +148,15 @@ fn a_warp_a_segment() {
     sorts::<u64>(Kernel::Warps, WIDE, |r| r);
 }
 
-/// Wide spans by the network over the items; narrow ones (and few values)
-/// of `u32` keys with payloads by the compact network: 17 bits fit a word
-/// beside a place in the tile of 1024, and 12.
+/// Told the keys span narrowly: wide spans by the network over the items,
+/// narrow ones (and few values) of `u32` keys with payloads by the compact
+/// network (17 bits fit a word beside a place in the tile of 1024, and
+/// 12); told nothing, every segment by the network over the items.
 #[test]
 fn a_block_a_segment() {
-    for spreads in [WIDE, NARROW] {
-        sorts::<u32>(Kernel::Blocks, spreads, |r| r as u32);
-        sorts::<u64>(Kernel::Blocks, spreads, |r| r);
+    for (narrow, spreads) in [(1, WIDE), (1, NARROW), (0, &NARROW[..1])] {
+        sorts::<u32>(Kernel::Blocks(narrow), spreads, |r| r as u32);
+        sorts::<u64>(Kernel::Blocks(narrow), spreads, |r| r);
     }
 }
 

@@ -18,7 +18,7 @@ use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, Se
 impl Gpu {
     /// One launch of a segmented kernel over `segments` of `items`.
     pub(crate) fn sort_segments_kernel(&self, items: &Items, segments: Segments, k: &SegmentLaunch) -> Result<()> {
-        let (items, stable) = (&Items { kind: k.items(items.kind), ..*items }, k.stable);
+        let (items, stable, narrow) = (&Items { kind: k.items(items.kind), ..*items }, k.stable, k.narrow);
         match k.kernel {
             SegmentKernel::WarpChunks { chunk } => {
                 self.launch(&SegmentedChunks { items, segments, chunk, stable }, k.shape)
@@ -27,7 +27,7 @@ impl Gpu {
                 let width = warpsort_kernels::config::WARP_SIZE * keys_per_lane;
                 self.launch(&SegmentedWarp { width, items, segments, stable }, k.shape)
             }
-            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments, stable }, k.shape),
+            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments, stable, narrow }, k.shape),
         }
     }
 
@@ -113,7 +113,7 @@ impl Gpu {
         let counts = self.count_offsets(offsets, plan.segments, plan.n, plan.odd_equal, at(plan.counters), room)?;
         let p = self.policy();
         let kind = plan.shape.kind;
-        let classes = OffsetsLaunches::new(&counts, kind, plan.stable, p);
+        let classes = OffsetsLaunches::new(&counts, kind, plan.stable, plan.narrow, p);
         let (long_start, long_count) = classes.long;
         let mut long = vec![0u64; long_count];
         self.download(lists + 8 * long_start as u64, &mut long)?;

@@ -329,11 +329,14 @@ impl Kernel for SegmentedWarp<'_> {
 }
 
 /// `segmented_block_*` (device `segmented::sort_blocks`): segments of up to
-/// a block's tile, a block each; `stable`: `segmented_block_stable_*`.
+/// a block's tile, a block each; `stable`: `segmented_block_stable_*`;
+/// `narrow`: their keys span narrowly (the sample sort's buckets: the
+/// compact network where the span fits).
 pub(crate) struct SegmentedBlock<'a> {
     pub items: &'a Items,
     pub segments: Segments,
     pub stable: bool,
+    pub narrow: bool,
 }
 
 impl Kernel for SegmentedBlock<'_> {
@@ -342,7 +345,7 @@ impl Kernel for SegmentedBlock<'_> {
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        [&items(self.items)[..], &self.segments.params()].concat()
+        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.narrow.into())]].concat()
     }
 }
 

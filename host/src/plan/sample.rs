@@ -107,6 +107,7 @@ impl SamplePlan {
         let buckets = OffsetsPlan {
             odd_equal: true,
             stable,
+            narrow: true,
             ..OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize)
         };
         let buckets_at = l.region(buckets.temp_bytes);

@@ -25,6 +25,9 @@ pub(crate) struct SegmentLaunch {
     /// (ranked items, whose ranks ascend in each segment; the sample sort's
     /// stable buckets).
     pub stable: bool,
+    /// The block kernel: the segments' keys span narrowly (the sample
+    /// sort's buckets), so it looks for a span that fits compact words.
+    pub narrow: bool,
 }
 
 impl SegmentLaunch {
@@ -41,7 +44,7 @@ impl SegmentLaunch {
             SegmentKernel::Block { tile } => Shape::new(count.min(i32::MAX as usize) as u32, tile / KEYS_PER_LANE)
                 .with_smem(tile * kind.item_bytes() as u32),
         };
-        SegmentLaunch { kernel, shape, stable: kind.is_ranked() }
+        SegmentLaunch { kernel, shape, stable: kind.is_ranked(), narrow: false }
     }
 
     /// The same launch of the stable kernel (built for the items of
@@ -175,6 +178,10 @@ pub(crate) struct OffsetsPlan {
     /// buckets): the stable kernels (the long segments' merge sorts keep
     /// ties as the options' `stable` says).
     pub stable: bool,
+    /// Whether each segment's keys span narrowly (the sample sort's
+    /// buckets: between two splitters): the block kernel looks for a span
+    /// that fits compact words.
+    pub narrow: bool,
     pub temp_bytes: usize,
 }
 
@@ -195,6 +202,7 @@ impl OffsetsPlan {
             room,
             odd_equal: false,
             stable: false,
+            narrow: false,
             temp_bytes: l.bytes(),
         }
     }
@@ -219,15 +227,15 @@ pub(crate) struct OffsetsLaunches {
 
 impl OffsetsLaunches {
     /// The launches of segments counted by class, by the stable kernels
-    /// when `stable`.
-    pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, p: &Policy) -> Self {
+    /// when `stable`, of keys that span narrowly when `narrow`.
+    pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, narrow: bool, p: &Policy) -> Self {
         let mut classes = Vec::new();
         let mut start = 0;
         for (c, &count) in counts.iter().enumerate().skip(1) {
             if count > 0
                 && let Some(k) = SegmentKernel::for_class(c as u32)
             {
-                let launch = SegmentLaunch::new(k, count, kind, p);
+                let launch = SegmentLaunch { narrow, ..SegmentLaunch::new(k, count, kind, p) };
                 classes.push((if stable { launch.stable() } else { launch }, start, count));
             }
             if c == SEGMENT_CLASS_LONG as usize {
@@ -309,7 +317,7 @@ mod tests {
         counts[7] = 2; // up to 512
         counts[11] = 1; // up to 8192
         counts[SEGMENT_CLASS_LONG as usize] = 3;
-        let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, &HOPPER);
+        let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, false, &HOPPER);
         let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
         assert_eq!(
             kernels,
