@@ -26,6 +26,8 @@ unsafe extern "C" {
     fn vote_all_sync(mask: u32, pred: bool) -> bool;
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     fn bar_warp_sync(mask: u32);
+    #[link_name = "llvm.nvvm.barrier0.or"]
+    fn barrier0_or(pred: i32) -> i32;
     #[link_name = "llvm.nvvm.read.ptx.sreg.laneid"]
     fn read_laneid() -> u32;
 }
@@ -157,6 +159,14 @@ pub fn sync_warp() {
 pub fn sync_block() {
     // SAFETY: every call site is reached by all threads of the block.
     unsafe { nvptx::_syncthreads() }
+}
+
+/// `bar.red.or.pred`: the block barrier, and whether any thread's `pred`
+/// holds, in every thread.
+#[inline(always)]
+pub fn sync_block_or(pred: bool) -> bool {
+    // SAFETY: as for `sync_block`.
+    unsafe { barrier0_or(pred as i32) != 0 }
 }
 
 /// `%laneid`.

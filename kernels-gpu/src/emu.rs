@@ -17,6 +17,7 @@
 extern crate std;
 
 use core::cell::Cell;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex};
 use std::vec::Vec;
 
@@ -78,6 +79,11 @@ struct Block {
     smem: *mut u64,
     barrier: Barrier,
     warps: Vec<Warp>,
+    /// The votes of [`sync_block_or`]: call `k` (each thread counts its
+    /// own) ORs into slot `k % 3` and, past the barrier, clears slot
+    /// `(k + 2) % 3`, which every thread read before this barrier and none
+    /// writes before the next.
+    votes: [AtomicU32; 3],
 }
 
 // SAFETY: the shared memory pointer is used as the GPU uses it: by the
@@ -87,6 +93,8 @@ unsafe impl Sync for Block {}
 std::thread_local! {
     /// The block and thread index this OS thread emulates.
     static THREAD: Cell<Option<(*const Block, u32)>> = const { Cell::new(None) };
+    /// This thread's calls of [`sync_block_or`] so far.
+    static VOTES: Cell<usize> = const { Cell::new(0) };
 }
 
 fn current() -> (&'static Block, u32) {
@@ -125,6 +133,7 @@ pub fn launch(grid: u32, block: u32, smem_bytes: usize, kernel: impl Fn() + Sync
             smem: smem.as_mut_ptr(),
             barrier: Barrier::new(block as usize),
             warps: warps.into_iter().map(|n| Warp { barrier: Barrier::new(n), words: Mutex::new([0; WARP]) }).collect(),
+            votes: Default::default(),
         };
         let (b, kernel) = (&b, &kernel);
         std::thread::scope(|s| {
@@ -135,6 +144,7 @@ pub fn launch(grid: u32, block: u32, smem_bytes: usize, kernel: impl Fn() + Sync
                     .spawn_scoped(s, move || {
                         let at = at;
                         THREAD.with(|c| c.set(Some((at.0, t))));
+                        VOTES.with(|c| c.set(0));
                         let _leave = Leave(at.0, t);
                         kernel();
                     })
@@ -229,6 +239,18 @@ pub fn sync_warp() {
 /// `bar.sync 0`.
 pub fn sync_block() {
     current().0.barrier.wait();
+}
+
+/// `bar.red.or.pred`: the block barrier, and whether any thread's `pred`
+/// holds.
+pub fn sync_block_or(pred: bool) -> bool {
+    let b = current().0;
+    let k = VOTES.with(|c| c.replace(c.get() + 1));
+    b.votes[k % 3].fetch_or(pred as u32, Relaxed);
+    b.barrier.wait();
+    let any = b.votes[k % 3].load(Relaxed) != 0;
+    b.votes[(k + 2) % 3].store(0, Relaxed);
+    any
 }
 
 /// `%laneid`.

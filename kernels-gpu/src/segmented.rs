@@ -13,8 +13,8 @@ use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use core::ptr::NonNull;
 
 use crate::arch::{
-    block_dim, block_idx, dynamic_smem, global_thread, global_warp, grid_dim, grid_threads, lane_id, sync_block, sync_warp,
-    thread_idx,
+    block_dim, block_idx, dynamic_smem, global_thread, global_warp, grid_dim, grid_threads, lane_id, sync_block,
+    sync_block_or, sync_warp, thread_idx,
 };
 use crate::block_network::Block;
 use crate::span::{self, SpanKey};
@@ -25,7 +25,7 @@ use crate::config::{
     KEYS_PER_LANE, SEGMENT_CLASSES, SEGMENT_CURSORS, SEGMENT_FIRST, SEGMENT_LAST, WARP_SIZE,
     segment_class,
 };
-use crate::item::{Items, Key, Pair, PlacedKey, Word};
+use crate::item::{Item, Items, Key, Pair, PlacedKey, Word};
 use crate::network;
 use crate::tile::{load_blocked, store_blocked};
 use crate::warp;
@@ -340,6 +340,29 @@ unsafe fn gather_placed<K: PlacedKey, V: Word, const N: usize>(
     })
 }
 
+/// A warp's network over its tiles in registers: the whole network (each
+/// tile a segment), or its phases up to `chunk` (each aligned chunk a
+/// segment).
+#[derive(Clone, Copy)]
+struct WarpNetwork {
+    lane: u32,
+    chunk: Option<usize>,
+}
+
+impl WarpNetwork {
+    #[inline(always)]
+    fn sort<I: Item, const N: usize, const B: usize>(self, xs: &mut [[I; N]; B]) {
+        match self.chunk {
+            None => network::warp_sort_batch(xs, self.lane),
+            Some(chunk) => {
+                for x in xs {
+                    network::warp_sort_chunks(x, self.lane, chunk);
+                }
+            }
+        }
+    }
+}
+
 /// Sorts the segments of `bounds` (each at most `chunk` items; `chunk` a
 /// power of two from `N` to `32 * N`): a warp tile of `32 * N` items holds
 /// `32 * N / chunk` segments, one per aligned chunk of `chunk / N` lanes,
@@ -351,15 +374,18 @@ unsafe fn gather_placed<K: PlacedKey, V: Word, const N: usize>(
 /// With `STABLE` (the stable kernels), equal keys keep their order: the
 /// network sorts the keys beside their places ([`load_placed`]), and each
 /// payload is then fetched from its key's place in the segment, every lane's
-/// fetches before any lane's stores.
+/// fetches before any lane's stores. With `narrow` (not 0: the sample
+/// sort's buckets), items of 8 bytes take the compact words where every
+/// segment's span in the warp allows ([`by_words`]).
 ///
 /// # Safety
 /// `items` holds every segment of `bounds`, each of at most `chunk` items.
 #[inline(always)]
-pub unsafe fn sort_chunks<K: PlacedKey, V: Word, const N: usize, const STABLE: bool>(
+pub unsafe fn sort_chunks<K: PlacedKey + SpanKey, V: Word, const N: usize, const STABLE: bool>(
     items: Items<K, V>,
     bounds: Bounds,
     chunk: u32,
+    narrow: u32,
 ) {
     let chunk = chunk as usize;
     let lane = lane_id() as usize;
@@ -368,6 +394,8 @@ pub unsafe fn sort_chunks<K: PlacedKey, V: Word, const N: usize, const STABLE: b
     let shift = (chunk / N).trailing_zeros();
     let per_warp = WARP_SIZE as usize >> shift;
     let whole = chunk == WARP_SIZE as usize * N;
+    let net = WarpNetwork { lane: lane as u32, chunk: if whole { None } else { Some(chunk) } };
+    let compact = takes_words::<K, V>(narrow);
     let mut first = global_warp() * per_warp;
     while first < bounds.count {
         // SAFETY: the segments lie inside the arrays.
@@ -375,15 +403,23 @@ pub unsafe fn sort_chunks<K: PlacedKey, V: Word, const N: usize, const STABLE: b
         let t = lane & ((1 << shift) - 1);
         // SAFETY: as above; this warp owns its segments.
         let seg = unsafe { items.offset(start) };
+        // SAFETY (every load and store): as above.
+        if compact && unsafe {
+            let keys = load_keys::<K, V, N>(&seg, t, len);
+            by_words(&[seg], &[len], &[keys], t, 1 << shift, net)
+        } {
+            first += grid_threads() / WARP_SIZE as usize * per_warp;
+            continue;
+        }
         let x = if STABLE {
             let mut w = unsafe { load_placed::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
-            if whole { network::warp_sort(&mut w, lane as u32) } else { network::warp_sort_chunks(&mut w, lane as u32, chunk) }
+            net.sort(core::array::from_mut(&mut w));
             let x = unsafe { gather_placed(&w, seg.vals, t, len) }; // SAFETY: the segment's payloads.
             sync_warp();
             x
         } else {
             let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
-            if whole { network::warp_sort(&mut x, lane as u32) } else { network::warp_sort_chunks(&mut x, lane as u32, chunk) }
+            net.sort(core::array::from_mut(&mut x));
             x
         };
         unsafe { store_blocked(&seg, t, len, &x) }; // SAFETY: this warp's segment, its loads done.
@@ -394,26 +430,39 @@ pub unsafe fn sort_chunks<K: PlacedKey, V: Word, const N: usize, const STABLE: b
 /// Sorts the segments of `bounds` a warp each (each at most `32 * N`
 /// items, in registers), `B` consecutive segments per warp sorted together
 /// (their networks interleaved, so that short segments keep enough loads in
-/// flight: `config::warp_sort_batch`). Grid-stride. `STABLE` as for
-/// [`sort_chunks`].
+/// flight: `config::warp_sort_batch`). Grid-stride. `STABLE` and `narrow`
+/// as for [`sort_chunks`].
 ///
 /// # Safety
 /// `items` holds every segment of `bounds`, each of at most `32 * N` items.
 #[inline(always)]
-pub unsafe fn sort_warps<K: PlacedKey, V: Word, const N: usize, const B: usize, const STABLE: bool>(
+pub unsafe fn sort_warps<K: PlacedKey + SpanKey, V: Word, const N: usize, const B: usize, const STABLE: bool>(
     items: Items<K, V>,
     bounds: Bounds,
+    narrow: u32,
 ) {
     let lane = lane_id() as usize;
+    let compact = takes_words::<K, V>(narrow);
+    let net = WarpNetwork { lane: lane as u32, chunk: None };
     let mut first = global_warp() * B;
     while first < bounds.count {
         // SAFETY: the segments lie inside the arrays; past the end, (0, 0).
         let segs: [(usize, usize); B] = core::array::from_fn(|b| unsafe { bounds.get(first + b) });
-        // SAFETY (every load): as above (nothing is read from an empty segment).
+        let lens = segs.map(|s| s.1);
+        // SAFETY (every load and store): as above (nothing is read from an
+        // empty segment); this warp owns these segments.
+        if compact && unsafe {
+            let seg: [Items<K, V>; B] = segs.map(|(start, _)| items.offset(start));
+            let keys: [[K; N]; B] = core::array::from_fn(|b| load_keys::<K, V, N>(&seg[b], lane, lens[b]));
+            by_words(&seg, &lens, &keys, lane, WARP_SIZE, net)
+        } {
+            first += grid_threads() / WARP_SIZE as usize * B;
+            continue;
+        }
         let xs: [[Pair<K, V>; N]; B] = if STABLE {
             let mut ws: [[K::Placed; N]; B] =
                 core::array::from_fn(|b| unsafe { load_placed::<K, V, N>(&items.offset(segs[b].0), lane, segs[b].1) });
-            network::warp_sort_batch(&mut ws, lane as u32);
+            net.sort(&mut ws);
             let xs = core::array::from_fn(|b| {
                 let (start, len) = segs[b];
                 unsafe { gather_placed(&ws[b], items.offset(start).vals, lane, len) }
@@ -423,7 +472,7 @@ pub unsafe fn sort_warps<K: PlacedKey, V: Word, const N: usize, const B: usize, 
         } else {
             let mut xs: [[Pair<K, V>; N]; B] =
                 core::array::from_fn(|b| unsafe { load_blocked::<K, V, N>(&items.offset(segs[b].0), lane, segs[b].1) });
-            network::warp_sort_batch(&mut xs, lane as u32);
+            net.sort(&mut xs);
             xs
         };
         for (x, &(start, len)) in xs.iter().zip(&segs) {
@@ -434,17 +483,98 @@ pub unsafe fn sort_warps<K: PlacedKey, V: Word, const N: usize, const B: usize, 
     }
 }
 
+/// Whether items of these keys and payloads take the compact words where
+/// the host says their keys span narrowly: items of 8 bytes (`u32` keys
+/// with 4-byte payloads, `u64` keys alone), whose network then moves half
+/// of what theirs does. (`u32` keys alone are such words already; wider
+/// items' kernels spilled with them: `docs/PERFORMANCE.md`.)
+#[inline(always)]
+fn takes_words<K: Key, V: Word>(narrow: u32) -> bool {
+    let bytes = size_of::<Pair<K, V>>();
+    narrow != 0 && bytes <= COMPACT_MAX_ITEM_BYTES && bytes > size_of::<u32>()
+}
+
+/// The most low bits the compact words may lose: none with payloads (their
+/// words sort exactly, ties by place), 32 for keys alone (sorted again
+/// where equal words left them out of order).
+#[inline(always)]
+fn max_shift<V: Word>() -> u32 {
+    if size_of::<V>() == 0 { u32::BITS } else { 0 }
+}
+
+/// A warp's `B` segments (`segs`, of `lens` items) by the compact words
+/// (see [`by_compact`]), one segment an aligned group of `lanes` lanes
+/// (this lane its group's `t`-th, `keys` its `N` keys of each, lane-blocked
+/// with pads), if every group's span allows: whether they were (else
+/// nothing is written). `net` sorts the words; each key
+/// comes from its word (or, for keys alone, from its place in the segment),
+/// each payload from its place, every lane's reads before any lane's
+/// stores; keys alone that equal words left out of order go through `net`
+/// again, over the items. Called by the whole warp.
+///
+/// # Safety
+/// Each segment of `segs` holds its `lens` items, and this warp owns them.
+#[inline(always)]
+unsafe fn by_words<K: SpanKey, V: Word, const N: usize, const B: usize>(
+    segs: &[Items<K, V>; B],
+    lens: &[usize; B],
+    keys: &[[K; N]; B],
+    t: usize,
+    lanes: u32,
+    net: WarpNetwork,
+) -> bool {
+    let words: [span::Words<K>; B] = core::array::from_fn(|b| {
+        let (lo, hi) = span::group_span(&keys[b], t, lens[b], lanes);
+        span::Words::new(lo, hi, lens[b])
+    });
+    if !warp::all(words.iter().all(|w| w.shift <= max_shift::<V>())) {
+        return false;
+    }
+    let mut w: [[Pair<u32, ()>; N]; B] =
+        core::array::from_fn(|b| core::array::from_fn(|r| words[b].word(keys[b][r], t * N + r, lens[b])));
+    net.sort(&mut w);
+    let keys_alone = size_of::<V>() == 0;
+    let mut x: [[Pair<K, V>; N]; B] = core::array::from_fn(|b| {
+        core::array::from_fn(|r| {
+            if t * N + r >= lens[b] {
+                return Pair::pad();
+            }
+            let at = words[b].place(w[b][r].k);
+            // SAFETY: a real item's place lies below its segment's length.
+            if keys_alone { unsafe { segs[b].get(at) } } else { Pair { k: words[b].key(w[b][r].k, 0), v: unsafe { *segs[b].vals.add(at) } } }
+        })
+    });
+    // Every lane's reads of the segments before any lane's stores.
+    sync_warp();
+    if keys_alone && warp::any(words.iter().any(|w| w.shift > 0)) {
+        let keys: [[K; N]; B] = x.map(|x| x.map(|p| p.k));
+        if warp::any(keys.iter().zip(lens).any(|(k, &len)| span::group_out_of_order(k, t, len, lanes))) {
+            net.sort(&mut x);
+        }
+    }
+    for b in 0..B {
+        // SAFETY: this warp's segment, every lane's reads done.
+        unsafe { store_blocked(&segs[b], t, lens[b], &x[b]) };
+    }
+    true
+}
+
 /// The block's segment `seg` of `len` items sorted by the compact network,
 /// if its keys' span allows: whether it was. `keys` are this thread's, as
 /// [`load_blocked`] places them, and `vals` their payloads if loaded (else
 /// they are read from `seg` once the network is done). The span is found
-/// first: every key equal, the segment is in order already; a span that
-/// fits a `u32` word beside a place in the tile (`span::fits`) takes the
-/// network over such words, each key then `lo` plus its word's high bits
-/// and each payload fetched from the place in its low bits, staged in the
-/// second half of the shared memory (the network's words take the first).
-/// Stable: equal keys order by place. A span that does not fit costs a
-/// reduction and two barriers.
+/// first: every key equal, the segment is in order already. Each item then
+/// becomes a `u32` word, its key's offset from the smallest above its place
+/// in the segment (`span::compact`), and the network sorts the words; each
+/// key is the smallest plus its word's high bits, each payload fetched from
+/// the place in its low bits, staged in the second half of the shared
+/// memory (the network's words take the first). With payloads the whole
+/// offset must fit the word (ties then order by place: stable). Keys alone
+/// (`u64`) may lose up to 32 low bits of their offsets: those bits are
+/// staged instead, and each run of keys with equal words is put in order
+/// by rank (`span::order_runs`; where runs are long, the network over the
+/// keys sorts them again). A span that does not fit costs a reduction and
+/// two barriers.
 ///
 /// # Safety
 /// As [`sort_blocks`] (shared memory of a tile of 8-byte items); called by
@@ -464,35 +594,69 @@ unsafe fn by_compact<K: SpanKey, V: Word>(
     // SAFETY: the whole block; the shared memory is free (the last barrier
     // of the segment before) and holds far more than two keys a warp.
     let (lo, hi) = unsafe { span::span(smem.cast(), keys, t, len) };
-    if lo >= hi || !span::fits(K::span_bits(lo, hi), tile) {
+    let keys_alone = size_of::<V>() == 0;
+    let words = span::Words::new(lo, hi, len);
+    if lo >= hi || words.shift > max_shift::<V>() {
         // Every warp has read the span before the shared memory is used again.
         sync_block();
         // Every key equal (or fewer than two): in order already.
         return lo >= hi;
     }
-    let place_bits = tile.trailing_zeros();
-    // SAFETY: a tile of `u32` words, then a tile of payloads of at most 4 bytes.
-    let staged: *mut V = unsafe { smem.add(tile * size_of::<u32>()).cast() };
-    if let Some(vals) = vals {
+    // SAFETY: a tile of `u32` words, then a tile of payloads of at most 4
+    // bytes (or of the keys' low words).
+    let staged: *mut u8 = unsafe { smem.add(tile * size_of::<u32>()) };
+    let lows = keys_alone && words.shift > 0;
+    if lows {
         // SAFETY: this thread's places, inside the tile.
-        unsafe { V::write_run(staged.add(t * N), vals) };
+        unsafe { <u32 as Word>::write_run(staged.cast::<u32>().add(t * N), &keys.map(|k| k.above(lo, 0))) };
+    } else if let Some(vals) = vals.filter(|_| !keys_alone) {
+        // SAFETY: as above.
+        unsafe { V::write_run(staged.cast::<V>().add(t * N), vals) };
     }
-    let mut w: [Pair<u32, ()>; N] = core::array::from_fn(|r| span::compact(keys[r], lo, t * N + r, len, place_bits));
+    let mut w: [Pair<u32, ()>; N] = core::array::from_fn(|r| words.word(keys[r], t * N + r, len));
     // Every warp has read the span: the network may take the shared memory.
     sync_block();
     let b: Block<Pair<u32, ()>> = Block { smem: smem.cast(), warp, lane };
     b.sort(&mut w, tile, len);
-    if vals.is_none() {
+    if vals.is_none() && !keys_alone {
         // SAFETY: the segment's len payloads into the second half.
-        unsafe { span::stage(seg.vals, staged, t, len) };
+        unsafe { span::stage(seg.vals, staged.cast(), t, len) };
     }
     sync_block();
-    let x: [Pair<K, V>; N] = core::array::from_fn(|r| {
-        let (k, at) = span::expand(w[r].k, lo, place_bits);
+    let firsts: *mut u32 = smem.cast();
+    if lows {
+        // The words' half is free past the barrier: each thread's first
+        // word, for the thread before it (`span::ties`).
+        // SAFETY: a word a thread, inside the first half.
+        unsafe { *firsts.add(t) = w[0].k };
+    }
+    let mut x: [Pair<K, V>; N] = core::array::from_fn(|r| {
+        if t * N + r >= len {
+            return Pair::pad();
+        }
+        let at = words.place(w[r].k);
         // SAFETY: a real item's place lies below len, staged above.
-        let v = if t * N + r < len { unsafe { *staged.add(at) } } else { V::default() };
-        Pair { k, v }
+        let low = if lows { unsafe { *staged.cast::<u32>().add(at) } } else { 0 };
+        let v = if keys_alone { V::default() } else { unsafe { *staged.cast::<V>().add(at) } };
+        Pair { k: words.key(w[r].k, low), v }
     });
+    // Every thread has read its staged words and written its first word.
+    // SAFETY: the next thread's first word, where it has a real item.
+    if lows && { sync_block(); sync_block_or(span::ties(&w, || unsafe { *firsts.add(t + 1) }, t, len, words.place_bits)) } {
+        // Equal words in the block (every thread is past the reads of the
+        // shared memory): their keys put in order.
+        let mut keys = x.map(|p| p.k);
+        // SAFETY: the whole block; a tile of keys.
+        if !unsafe { span::order_runs(smem.cast(), &mut keys, &words, t, len) } {
+            // Long runs of equal words (keys clustered far apart): the
+            // network over the keys (every thread is past the reads).
+            let b: Block<Pair<K, ()>> = Block { smem: smem.cast(), warp, lane };
+            let mut y = keys.map(|k| Pair { k, v: () });
+            b.sort(&mut y, tile, len);
+            keys = y.map(|p| p.k);
+        }
+        x = keys.map(|k| Pair { k, v: V::default() });
+    }
     // SAFETY: this block's segment, its loads done.
     unsafe { store_blocked(seg, t, len, &x) };
     true
@@ -501,9 +665,10 @@ unsafe fn by_compact<K: SpanKey, V: Word>(
 /// Sorts the segments of `bounds` a block each (grid-stride), a tile of
 /// `blockDim * KEYS_PER_LANE` items (at least every segment's length) in
 /// registers and shared memory. With `narrow` (not 0: the sample sort's
-/// buckets), `u32` keys with 4-byte payloads take the compact network where
-/// their span allows ([`by_compact`]), the span found in the keys loaded
-/// for the network; other segments the network over their items. With `STABLE` as for
+/// buckets), `u32` keys with 4-byte payloads and `u64` keys alone take the
+/// compact network where their span allows ([`by_compact`]), the span found
+/// in the keys loaded for the network; other segments the network over
+/// their items. With `STABLE` as for
 /// [`sort_chunks`], each payload fetched from the segment's payloads staged
 /// in the shared memory the network is done with.
 ///
@@ -521,12 +686,9 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
     let (warp, lane) = (t / WARP_SIZE, t % WARP_SIZE);
     let tile = block_dim() as usize * N;
     let t = t as usize;
-    // Keys with payloads, in a word each: the compact network moves half
-    // of what theirs does; only where the host says the segments' keys
-    // span narrowly (the sample sort's buckets), since a span that does not
-    // fit costs its look. (Wider items' kernels spilled with it, and keys
-    // alone gained nothing: `docs/PERFORMANCE.md`.)
-    let compact = size_of::<Pair<K, V>>() <= COMPACT_MAX_ITEM_BYTES && size_of::<V>() > 0 && narrow != 0;
+    // Only where the host says the segments' keys span narrowly (the
+    // sample sort's buckets), since a span that does not fit costs its look.
+    let compact = takes_words::<K, V>(narrow);
     let mut j = block_idx() as usize;
     while j < bounds.count {
         // SAFETY: j < count; the segment lies inside the arrays and this block owns it.
@@ -559,8 +721,8 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
             x
         } else {
             let b: Block<Pair<K, V>> = Block { smem: dynamic_smem(), warp, lane };
-            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
             if compact {
+                let x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
                 let (keys, vals) = (x.map(|p| p.k), x.map(|p| p.v));
                 // SAFETY: the whole block; the segment's items.
                 if unsafe { by_compact(&seg, &keys, Some(&vals), warp, lane, len) } {
@@ -568,6 +730,9 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
                     continue;
                 }
             }
+            // Loaded again where the compact words did not fit (rare): so
+            // the items need not stay in registers beside the words.
+            let mut x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
             b.sort(&mut x, tile, len);
             x
         };
@@ -577,7 +742,7 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
 }
 
 /// The widest item the segmented block kernel sorts by the compact network
-/// (`u32` keys with 4-byte payloads).
+/// (`u32` keys with 4-byte payloads, `u64` keys alone).
 const COMPACT_MAX_ITEM_BYTES: usize = 8;
 
 /// Adds to `*across` the descents that straddle a segment boundary
@@ -733,14 +898,16 @@ macro_rules! entries {
             segmented_kernel!(
                 concat!(crate::kernel_name!($chunks), "_", stringify!($sfx)),
                 /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
-                fn chunks<$K, $V>(chunk: u32) => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>
+                /// (`narrow`: their keys span narrowly, the sample sort's buckets).
+                fn chunks<$K, $V>(chunk: u32, narrow: u32) => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>
             );
             macro_rules! warp {
                 ($k:literal, $w:literal) => {
                     segmented_kernel!(
                         concat!(crate::kernel_name!($warp), $w, "_", stringify!($sfx)),
                         /// Segments of up to `32 * k` items, a warp each.
-                        fn k<$K, $V>() => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>
+                        /// (`narrow`: as the chunks').
+                        fn k<$K, $V>(narrow: u32) => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>
                     );
                 };
             }

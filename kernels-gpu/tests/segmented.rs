@@ -24,19 +24,20 @@ const N: usize = KEYS_PER_LANE as usize;
 #[derive(Clone, Copy, Debug)]
 enum Kernel {
     /// `sort_chunks` with this chunk (segments up to it).
-    Chunks(u32),
+    Chunks(u32, u32),
     /// `sort_warps` with 16 keys a lane (segments up to 512).
-    Warps,
-    /// `sort_blocks` with blocks of 128 threads (segments up to 1024),
-    /// told whether the keys span narrowly (the compact network) or not.
+    Warps(u32),
+    /// `sort_blocks` with blocks of 128 threads (segments up to 1024).
+    /// Each kernel is told whether the keys span narrowly (the compact
+    /// words) or not.
     Blocks(u32),
 }
 
 impl Kernel {
     fn capacity(self) -> usize {
         match self {
-            Kernel::Chunks(c) => c as usize,
-            Kernel::Warps => 32 * 16,
+            Kernel::Chunks(c, _) => c as usize,
+            Kernel::Warps(_) => 32 * 16,
             Kernel::Blocks(_) => 128 * N,
         }
     }
@@ -53,7 +54,7 @@ fn run<K: PlacedKey<Mem = K> + SpanKey, V: Word, const STABLE: bool>(
     let (k, v, l) = (Ptr(keys.as_mut_ptr()), Ptr(vals.as_mut_ptr()), Ptr(list.as_ptr().cast_mut()));
     let (n, count) = (keys.len() as u64, list.len() as u64);
     let (grid, threads, smem) = match kernel {
-        Kernel::Chunks(_) | Kernel::Warps => (2, 2 * WARP_SIZE, 0),
+        Kernel::Chunks(..) | Kernel::Warps(_) => (2, 2 * WARP_SIZE, 0),
         Kernel::Blocks(_) => (3, 128, 128 * N * size_of::<Pair<K, V>>().max(size_of::<K::Placed>())),
     };
     launch(grid, threads, smem, move || {
@@ -64,8 +65,10 @@ fn run<K: PlacedKey<Mem = K> + SpanKey, V: Word, const STABLE: bool>(
         // the kernel's capacity; the shared memory holds a block's tile.
         unsafe {
             match kernel {
-                Kernel::Chunks(c) => sort_chunks::<K, V, N, STABLE>(items, bounds, c),
-                Kernel::Warps => sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }, STABLE>(items, bounds),
+                Kernel::Chunks(c, narrow) => sort_chunks::<K, V, N, STABLE>(items, bounds, c, narrow),
+                Kernel::Warps(narrow) => {
+                    sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }, STABLE>(items, bounds, narrow)
+                }
                 Kernel::Blocks(narrow) => sort_blocks::<K, V, STABLE>(items, bounds, narrow),
             }
         }
@@ -134,30 +137,39 @@ fn sorts<K: PlacedKey<Mem = K> + SpanKey + std::fmt::Debug>(
     }
 }
 
+/// Every kernel told the keys span narrowly or not: wide spans by the
+/// network over the items, narrow ones (and few values) of `u32` keys with
+/// payloads and of `u64` keys alone by the compact words (17 bits fit a
+/// word beside a place in a segment of up to 1024, and 12); told nothing,
+/// every segment by the network over the items. Then `u64` keys alone whose
+/// words lose low bits: spans of 40 bits (equal words rare), and keys of
+/// few high parts with low bits the words lose (runs of equal words out of
+/// order, which the network over the keys sorts again).
+fn every_span(kernel: impl Fn(u32) -> Kernel) {
+    for (narrow, spreads) in [(1, WIDE), (1, NARROW), (0, &NARROW[..1])] {
+        sorts::<u32>(kernel(narrow), spreads, |r| r as u32);
+        sorts::<u64>(kernel(narrow), spreads, |r| r);
+    }
+    sorts::<u64>(kernel(1), &[(1 << 40, 0xdead_0000_0000)], |r| r);
+    sorts::<u64>(kernel(1), &[(u64::MAX, 0)], |r| (r >> 52) << 30 | r & 0xff);
+    sorts::<u64>(kernel(1), &[(u64::MAX, 0)], |r| (r >> 61) << 40 | r & 0xf_ffff);
+}
+
 #[test]
 fn several_segments_a_warp() {
     for chunk in [N as u32, 64, 32 * N as u32] {
-        sorts::<u32>(Kernel::Chunks(chunk), WIDE, |r| r as u32);
-        sorts::<u64>(Kernel::Chunks(chunk), WIDE, |r| r);
+        every_span(|narrow| Kernel::Chunks(chunk, narrow));
     }
 }
 
 #[test]
 fn a_warp_a_segment() {
-    sorts::<u32>(Kernel::Warps, WIDE, |r| r as u32);
-    sorts::<u64>(Kernel::Warps, WIDE, |r| r);
+    every_span(Kernel::Warps);
 }
 
-/// Told the keys span narrowly: wide spans by the network over the items,
-/// narrow ones (and few values) of `u32` keys with payloads by the compact
-/// network (17 bits fit a word beside a place in the tile of 1024, and
-/// 12); told nothing, every segment by the network over the items.
 #[test]
 fn a_block_a_segment() {
-    for (narrow, spreads) in [(1, WIDE), (1, NARROW), (0, &NARROW[..1])] {
-        sorts::<u32>(Kernel::Blocks(narrow), spreads, |r| r as u32);
-        sorts::<u64>(Kernel::Blocks(narrow), spreads, |r| r);
-    }
+    every_span(Kernel::Blocks);
 }
 
 /// `count_classes` then `list_classes` (the blocks' shared counts, one

@@ -75,9 +75,12 @@ fn parse(log: &str) -> Vec<Usage> {
 /// kernels of `u32` keys with `u32` payloads (their compact network beside
 /// the network over items) up to 12 bytes (the scatter of 16 `u32` keys a
 /// thread kept four words of its loop there until it computed a tile's
-/// buckets before ranking them); much more means a network left its
-/// registers.
-const BOUNDED_SPILL_BYTES: u32 = 24;
+/// buckets before ranking them); the segmented block kernel of `u64` keys
+/// (the compact network, then the ranking of keys whose words tie,
+/// `span::order_runs`, beside the network over keys) up to 40 bytes on
+/// sm_90, where its time was measured (`docs/PERFORMANCE.md`); much more
+/// means a network left its registers.
+const BOUNDED_SPILL_BYTES: u32 = 40;
 
 fn bounded(name: &str) -> bool {
     warpsort_kernels::config::LAUNCH_BOUNDS.iter().any(|(prefix, _)| name.starts_with(prefix))

@@ -21,11 +21,11 @@ impl Gpu {
         let (items, stable, narrow) = (&Items { kind: k.items(items.kind), ..*items }, k.stable, k.narrow);
         match k.kernel {
             SegmentKernel::WarpChunks { chunk } => {
-                self.launch(&SegmentedChunks { items, segments, chunk, stable }, k.shape)
+                self.launch(&SegmentedChunks { items, segments, chunk, stable, narrow }, k.shape)
             }
             SegmentKernel::Warp { keys_per_lane } => {
                 let width = warpsort_kernels::config::WARP_SIZE * keys_per_lane;
-                self.launch(&SegmentedWarp { width, items, segments, stable }, k.shape)
+                self.launch(&SegmentedWarp { width, items, segments, stable, narrow }, k.shape)
             }
             SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments, stable, narrow }, k.shape),
         }

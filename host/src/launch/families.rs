@@ -291,12 +291,14 @@ impl Kernel for BitonicFused<'_> {
 }
 
 /// `segmented_chunks_*` (device `segmented::sort_chunks`): segments of up
-/// to `chunk` items, several per warp; `stable`: `segmented_chunks_stable_*`.
+/// to `chunk` items, several per warp; `stable`: `segmented_chunks_stable_*`;
+/// `narrow`: as [`SegmentedBlock`]'s.
 pub(crate) struct SegmentedChunks<'a> {
     pub items: &'a Items,
     pub segments: Segments,
     pub chunk: u32,
     pub stable: bool,
+    pub narrow: bool,
 }
 
 impl Kernel for SegmentedChunks<'_> {
@@ -305,17 +307,20 @@ impl Kernel for SegmentedChunks<'_> {
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.chunk)]].concat()
+        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.chunk), Param::U32(self.narrow.into())]]
+            .concat()
     }
 }
 
 /// `segmented_warp{w}_*` (device `segmented::sort_warps`): segments of up
-/// to `width` items, a warp each; `stable`: `segmented_warp_stable{w}_*`.
+/// to `width` items, a warp each; `stable`: `segmented_warp_stable{w}_*`;
+/// `narrow`: as [`SegmentedBlock`]'s.
 pub(crate) struct SegmentedWarp<'a> {
     pub width: u32,
     pub items: &'a Items,
     pub segments: Segments,
     pub stable: bool,
+    pub narrow: bool,
 }
 
 impl Kernel for SegmentedWarp<'_> {
@@ -324,14 +329,14 @@ impl Kernel for SegmentedWarp<'_> {
         KernelId::with_width(family, self.width, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        [&items(self.items)[..], &self.segments.params()].concat()
+        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.narrow.into())]].concat()
     }
 }
 
 /// `segmented_block_*` (device `segmented::sort_blocks`): segments of up to
 /// a block's tile, a block each; `stable`: `segmented_block_stable_*`;
 /// `narrow`: their keys span narrowly (the sample sort's buckets: the
-/// compact network where the span fits).
+/// compact words where the span fits).
 pub(crate) struct SegmentedBlock<'a> {
     pub items: &'a Items,
     pub segments: Segments,

@@ -108,17 +108,23 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
             bounds: 3,
         }));
         if PLAIN.contains(&kind) {
-            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: false }));
+            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: false, narrow: true }));
             all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: false, narrow: true }));
             for k in WARP_SORT_KEYS_PER_LANE {
-                all.push(Box::new(SegmentedWarp { width: WARP_SIZE * k, items: it, segments: rows, stable: false }));
+                all.push(Box::new(SegmentedWarp {
+                    width: WARP_SIZE * k,
+                    items: it,
+                    segments: rows,
+                    stable: false,
+                    narrow: true,
+                }));
             }
         }
         if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
-            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: true }));
+            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: true, narrow: true }));
             all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: true, narrow: true }));
             let width = WARP_SORT_MAX_SEGMENT;
-            all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable: true }));
+            all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable: true, narrow: true }));
         }
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));

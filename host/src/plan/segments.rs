@@ -25,8 +25,8 @@ pub(crate) struct SegmentLaunch {
     /// (ranked items, whose ranks ascend in each segment; the sample sort's
     /// stable buckets).
     pub stable: bool,
-    /// The block kernel: the segments' keys span narrowly (the sample
-    /// sort's buckets), so it looks for a span that fits compact words.
+    /// The segments' keys span narrowly (the sample sort's buckets), so
+    /// the kernel looks for a span that fits compact words.
     pub narrow: bool,
 }
 
@@ -179,8 +179,8 @@ pub(crate) struct OffsetsPlan {
     /// ties as the options' `stable` says).
     pub stable: bool,
     /// Whether each segment's keys span narrowly (the sample sort's
-    /// buckets: between two splitters): the block kernel looks for a span
-    /// that fits compact words.
+    /// buckets: between two splitters): the kernels look for a span that
+    /// fits compact words.
     pub narrow: bool,
     pub temp_bytes: usize,
 }
