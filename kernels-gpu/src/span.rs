@@ -1,12 +1,16 @@
-//! A block's keys and their span: the smallest and the largest. The
-//! segmented block kernel (`segmented::sort_blocks`) sorts a segment whose
-//! span is narrow as one `u32` word an item, its key less the smallest
-//! above its place in the tile: the sample sort's buckets are such
-//! segments (each lies between two splitters, so its keys differ in their
-//! low bits only), and a network over words compares and moves half of
-//! what one over keys beside payloads does. The keys are a block's tile
-//! lane-blocked (`tile::load_blocked`: item `r` of thread `t` is place
-//! `t * N + r`).
+//! A segment's keys, their span (the smallest and the largest), and the
+//! compact words a narrow span allows. The segmented kernels
+//! (`segmented::sort_blocks`, `sort_warps`, `sort_chunks`) sort a segment
+//! whose span is narrow as one `u32` word an item, its key less the
+//! smallest (shifted right where it does not fit) above its place in the
+//! segment ([`Words`]): the sample sort's buckets are such segments (each
+//! lies between two splitters, so its keys differ in their low bits only),
+//! and a network over words compares and moves half of what one over keys
+//! beside payloads (or over `u64` keys) does. Words that lost low bits may
+//! tie where their keys differ: [`ties`] finds such words in a block,
+//! [`order_runs`] ranks their keys. The keys are a block's tile (or a warp
+//! group's segment) lane-blocked (`tile::load_blocked`: item `r` of thread
+//! `t` is place `t * N + r`).
 
 use crate::arch::{block_dim, sync_block, sync_block_or};
 use crate::config::{KEYS_PER_LANE, WARP_SIZE};
