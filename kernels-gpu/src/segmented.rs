@@ -565,7 +565,7 @@ unsafe fn by_words<K: SpanKey, V: Word, const N: usize, const B: usize>(
 /// they are read from `seg` once the network is done). The span is found
 /// first: every key equal, the segment is in order already. Each item then
 /// becomes a `u32` word, its key's offset from the smallest above its place
-/// in the segment (`span::compact`), and the network sorts the words; each
+/// in the segment (`span::Words`), and the network sorts the words; each
 /// key is the smallest plus its word's high bits, each payload fetched from
 /// the place in its low bits, staged in the second half of the shared
 /// memory (the network's words take the first). With payloads the whole
@@ -640,7 +640,8 @@ unsafe fn by_compact<K: SpanKey, V: Word>(
         let v = if keys_alone { V::default() } else { unsafe { *staged.cast::<V>().add(at) } };
         Pair { k: words.key(w[r].k, low), v }
     });
-    // Every thread has read its staged words and written its first word.
+    // Every thread has read its staged words and written its first word
+    // (the barrier), then whether any words tie (a barrier reduction).
     // SAFETY: the next thread's first word, where it has a real item.
     if lows && { sync_block(); sync_block_or(span::ties(&w, || unsafe { *firsts.add(t + 1) }, t, len, words.place_bits)) } {
         // Equal words in the block (every thread is past the reads of the

@@ -189,6 +189,12 @@ pub fn ties(w: &[Pair<u32, ()>; N], next: impl FnOnce() -> u32, thread: usize, l
 /// through for keys of its word's high bits.
 pub const MAX_RUN: usize = 16;
 
+/// The bits of a key's move in [`order_runs`] (a thread's keys' moves in
+/// one `u64`), and what is added to the move to keep it positive (a key
+/// moves fewer than [`MAX_RUN`] places either way).
+const MOVE_BITS: u32 = 6;
+const MOVE_BIAS: usize = 32;
+
 /// Puts the block's keys in order where their words lost low bits: `keys`
 /// (thread `thread`'s `N` at places below `len`, lane-blocked) are sorted
 /// by `words`' high bits, so only runs of keys with equal high bits may be
@@ -202,7 +208,7 @@ pub const MAX_RUN: usize = 16;
 /// keys and is not in use until the first barrier (nor after the last).
 #[inline(always)]
 pub unsafe fn order_runs<K: SpanKey>(sorted: *mut K, keys: &mut [K; N], words: &Words<K>, thread: usize, len: usize) -> bool {
-    const _: () = assert!(N * 6 <= 64 && MAX_RUN < 32, "a thread's moves fit a u64, 6 bits each");
+    const _: () = assert!(N as u32 * MOVE_BITS <= u64::BITS && MAX_RUN < MOVE_BIAS, "a thread's moves fit a u64");
     let base = thread * N;
     for (r, &k) in keys.iter().enumerate() {
         if base + r < len {
@@ -226,14 +232,14 @@ pub unsafe fn order_runs<K: SpanKey>(sorted: *mut K, keys: &mut [K; N], words: &
             runs |= ((before || after) as u32) << r;
         }
     }
-    // Six bits a key in a run: its move plus 32.
+    // `MOVE_BITS` a key in a run: its move plus `MOVE_BIAS`.
     let (mut moves, mut long, mut m) = (0u64, false, runs);
     while m != 0 {
         let r = m.trailing_zeros() as usize;
         m &= m - 1;
         // SAFETY: `sorted` holds the tile's keys, below len.
         let (place, longer) = unsafe { rank_in_run(sorted, base + r, len, words.lo, words.shift) };
-        moves |= ((place + 32 - (base + r)) as u64) << (6 * r);
+        moves |= ((place + MOVE_BIAS - (base + r)) as u64) << (MOVE_BITS as usize * r);
         long |= longer;
     }
     // Every thread has read `sorted`.
@@ -242,7 +248,7 @@ pub unsafe fn order_runs<K: SpanKey>(sorted: *mut K, keys: &mut [K; N], words: &
     }
     for (r, &k) in keys.iter().enumerate() {
         if runs >> r & 1 != 0 {
-            let place = base + r + (moves >> (6 * r) & 63) as usize - 32;
+            let place = base + r + (moves >> (MOVE_BITS as usize * r) & ((1 << MOVE_BITS) - 1)) as usize - MOVE_BIAS;
             unsafe { *sorted.add(place) = k };
         }
     }
