@@ -363,6 +363,20 @@ pub const fn custom_item_bytes(key_bytes: usize, key_align: usize, val_bytes: us
     (key + val_bytes).next_multiple_of(align)
 }
 
+/// Whether the segmented kernels sort items of `item_bytes` as compact
+/// words where their segments' spans allow (`span::Words`): items of 8
+/// bytes (`u32` keys with 4-byte payloads, `u64` keys alone), whose network
+/// then moves half of what theirs does. `u32` keys alone are such words
+/// already; wider items' kernels spilled with them.
+///
+/// ```
+/// use warpsort_kernels::config::compact_words;
+/// assert!(compact_words(8) && !compact_words(4) && !compact_words(16));
+/// ```
+pub const fn compact_words(item_bytes: u32) -> bool {
+    item_bytes > 4 && item_bytes <= 8
+}
+
 /// The sample sort's distribution passes (`distribute`): how many ways one
 /// pass splits a segment (`WAYS - 1` splitters), its buckets (each way
 /// twice: keys strictly between two splitters, and keys equal to the
@@ -551,6 +565,17 @@ pub mod distribute {
         let item = if key_bytes > val_bytes { key_bytes } else { val_bytes };
         splitters_bytes(key_bytes) + scatter_regions(with_values)[7] + item * SCATTER_TILE
     }
+
+    /// Where the first pass's splitters lie in the sample sort's splitters
+    /// (keys from the start): past the second pass's, `WAYS` for each of
+    /// its `BUCKETS` segments, so that both are there once the passes ran
+    /// (`distribute::bucket_spans` reads both).
+    pub const FIRST_PASS_SPLITTERS: u32 = BUCKETS * WAYS;
+    /// Keys of the sample sort's splitters: both passes'.
+    pub const SPLITTER_KEYS: u32 = FIRST_PASS_SPLITTERS + WAYS;
+    /// The final buckets of the two passes: `BUCKETS` of each of the second
+    /// pass's `BUCKETS` segments.
+    pub const FINAL_BUCKETS: u32 = BUCKETS * BUCKETS;
 
     /// Shared bytes of the splitters, rounded up to 8.
     pub const fn splitters_bytes(key_bytes: u32) -> u32 {

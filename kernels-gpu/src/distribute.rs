@@ -48,9 +48,10 @@ use crate::item::{Key, Pair};
 use crate::{encode::Plain, ordered::View};
 use crate::config::WARP_SIZE;
 use crate::config::distribute::{
-    BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, LOG_DIRECTORY_CELLS, LOG_WAYS, SCAN_ITEMS, SCATTER_ITEMS, SegmentWork,
-    WAYS, count_regions, scatter_regions, splitters_bytes,
+    BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, FINAL_BUCKETS, FIRST_PASS_SPLITTERS, LOG_DIRECTORY_CELLS, LOG_WAYS,
+    SCAN_ITEMS, SCATTER_ITEMS, SegmentWork, WAYS, count_regions, scatter_regions, splitters_bytes,
 };
+use crate::span::SpanKey;
 
 /// The bucket of `k` given its label, the number of splitters below it
 /// (what [`count`] stores): `2 * label`, or `2 * label + 1` when `k` equals
@@ -1189,6 +1190,74 @@ pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, o
     }
 }
 
+/// The smallest and the largest key final bucket `b` of the second pass's
+/// segment `a` may hold, from the splitters (`FIRST_PASS_SPLITTERS`: the
+/// second pass's `WAYS` a segment, then the first pass's): range bucket
+/// `2i` of a pass holds the keys strictly between splitters `i - 1` and
+/// `i`, inside its segment's own range (the first pass's bucket `a`). None
+/// for an equality bucket of either pass (its keys are equal: no sort),
+/// for the first and the last bucket of all (open on one side) and for
+/// an empty range.
+///
+/// ```
+/// use warpsort_kernels::config::distribute::{BUCKETS, FIRST_PASS_SPLITTERS, SPLITTER_KEYS, WAYS};
+/// use warpsort_kernels::distribute::bucket_span;
+/// let mut s = vec![0u32; SPLITTER_KEYS as usize];
+/// let (first, second) = (FIRST_PASS_SPLITTERS as usize, 2 * WAYS as usize); // segment 2: first pass's range bucket 1
+/// (s[first], s[first + 1]) = (100, 200);
+/// (s[second], s[second + 1], s[second + WAYS as usize - 2]) = (120, 150, 190);
+/// let span = |b| unsafe { bucket_span(s.as_ptr(), 2, b) };
+/// assert_eq!((span(0), span(2), span(2 * WAYS - 2)), (Some((101, 119)), Some((121, 149)), Some((191, 199))));
+/// assert_eq!((span(1), unsafe { bucket_span(s.as_ptr(), 0, 0) }), (None, None));
+/// ```
+///
+/// # Safety
+/// `splitters` holds both passes' (`SPLITTER_KEYS`); `a, b < BUCKETS`.
+#[inline(always)]
+pub unsafe fn bucket_span<T: SpanKey>(splitters: *const T, a: u32, b: u32) -> Option<(T, T)> {
+    if a % 2 == 1 || b % 2 == 1 {
+        return None;
+    }
+    let (outer, inner) = (a / 2, b / 2);
+    // SAFETY: both passes' splitters; ways below WAYS.
+    let (first, second) = unsafe { (splitters.add(FIRST_PASS_SPLITTERS as usize), splitters.add((a * WAYS) as usize)) };
+    let at = |s: *const T, w: u32| unsafe { *s.add(w as usize) };
+    let lo = match (inner, outer) {
+        (0, 0) => return None,
+        (0, o) => at(first, o - 1).next_up()?,
+        (i, _) => at(second, i - 1).next_up()?,
+    };
+    let hi = match (inner, outer) {
+        (i, _) if i < WAYS - 1 => at(second, i).next_down()?,
+        (_, o) if o < WAYS - 1 => at(first, o).next_down()?,
+        _ => return None,
+    };
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// Writes the span of each of the sample sort's `FINAL_BUCKETS` buckets
+/// ([`bucket_span`]) to `spans`, two keys a bucket, `(PAD, 0)` where it is
+/// not known (`span::Known` reads them).
+///
+/// # Safety
+/// `splitters` holds both passes' (`SPLITTER_KEYS`), `spans` two keys a
+/// final bucket.
+#[inline(always)]
+pub unsafe fn bucket_spans<T: SpanKey>(splitters: *const T, spans: *mut T) {
+    let mut i = global_thread();
+    while i < FINAL_BUCKETS as usize {
+        let (a, b) = (i as u32 / BUCKETS, i as u32 % BUCKETS);
+        // SAFETY: a, b < BUCKETS.
+        let (lo, hi) = unsafe { bucket_span(splitters, a, b) }.unwrap_or((T::PAD, T::default()));
+        // SAFETY: i < FINAL_BUCKETS.
+        unsafe {
+            *spans.add(2 * i) = lo;
+            *spans.add(2 * i + 1) = hi;
+        }
+        i += grid_threads();
+    }
+}
+
 /// The second pass's tables from the first pass's bucket offsets, on the
 /// GPU (so that no wait reads them back): segment `s` is bucket `s`,
 /// `offsets[s]..offsets[s + 1]`, cut into chunks of `chunk` keys, written as
@@ -1405,6 +1474,22 @@ pub unsafe extern "ptx-kernel" fn distribute_tables(
 ) {
     // SAFETY: the host's launch.
     unsafe { tables(offsets, chunk, segments, blocks, max_blocks) }
+}
+
+/// [`bucket_spans`] of `u32` keys.
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(export_name = concat!(crate::kernel_name!(distribute_spans), "_u32"))]
+pub unsafe extern "ptx-kernel" fn distribute_spans_u32(splitters: *const u32, spans: *mut u32) {
+    // SAFETY: the host's launch.
+    unsafe { bucket_spans(splitters, spans) }
+}
+
+/// [`bucket_spans`] of `u64` keys.
+#[cfg(target_arch = "nvptx64")]
+#[unsafe(export_name = concat!(crate::kernel_name!(distribute_spans), "_u64"))]
+pub unsafe extern "ptx-kernel" fn distribute_spans_u64(splitters: *const u64, spans: *mut u64) {
+    // SAFETY: the host's launch.
+    unsafe { bucket_spans(splitters, spans) }
 }
 
 /// [`bucket_offsets`].

@@ -154,6 +154,9 @@ macro_rules! kernel_name {
     (distribute_tables) => {
         "distribute_tables"
     };
+    (distribute_spans) => {
+        "distribute_spans"
+    };
     (split_repair) => {
         "split_repair"
     };
@@ -272,6 +275,8 @@ names! {
     DISTRIBUTE_OFFSETS = distribute_offsets;
     /// The second distribution pass's tables, from the first's offsets.
     DISTRIBUTE_TABLES = distribute_tables;
+    /// Each final bucket's span, from both passes' splitters.
+    DISTRIBUTE_SPANS = distribute_spans;
     /// Whether a merge pass's splits chain (a build for a user's key type).
     SPLIT_CHECK = split_check;
     /// A merge pass's splits clamped into a chain, when they do not.

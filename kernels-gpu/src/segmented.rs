@@ -174,7 +174,9 @@ pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counter
 /// Lists every segment of a class `c >= 1` after [`count_classes`] ran on
 /// the same offsets with the same `odd_sorted`, as `start | end << 32` (so
 /// that the sorts read a segment's bounds with one load): class `c`'s list
-/// follows those of classes `1..c`. Lists nothing when the counts show bad
+/// follows those of classes `1..c`. Unless `ids` is null, each entry's
+/// segment goes to the same entry of `ids` (where the sorts find a
+/// segment's known span, `span::Known`). Lists nothing when the counts show bad
 /// offsets (a decrease, `off[0] != 0` or `off[segs] != n`), and never writes
 /// at or past entry `room`. The block counts its segments per class, takes
 /// a run of each class's list with one atomic, and lists its segments there
@@ -182,7 +184,8 @@ pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counter
 ///
 /// # Safety
 /// `off` holds `segs + 1` offsets; `counters` holds `SEGMENT_COUNTERS` words
-/// as `count_classes` left them (cursors zero); `lists` holds `room` entries;
+/// as `count_classes` left them (cursors zero); `lists` (and `ids`, unless
+/// null) holds `room` entries;
 /// [`SEGMENT_CLASSES_SMEM`](crate::config::SEGMENT_CLASSES_SMEM) of shared memory.
 #[inline(always)]
 pub unsafe fn list_classes(
@@ -192,6 +195,7 @@ pub unsafe fn list_classes(
     n: u64,
     counters: *mut u32,
     lists: *mut u64,
+    ids: *mut u32,
     room: u64,
 ) {
     // SAFETY: the counters are valid; the count kernel finished before this one started.
@@ -239,6 +243,10 @@ pub unsafe fn list_classes(
             if lanes & (1 << lane) != 0 && slot < room {
                 // SAFETY: slot < room; i < segs.
                 unsafe { *lists.add(slot as usize) = *off.add(i) as u64 | (*off.add(i + 1) as u64) << 32 };
+                if !ids.is_null() {
+                    // SAFETY: as above; ids holds room entries.
+                    unsafe { *ids.add(slot as usize) = i as u32 };
+                }
             }
         });
     };
@@ -374,9 +382,11 @@ impl WarpNetwork {
 /// With `STABLE` (the stable kernels), equal keys keep their order: the
 /// network sorts the keys beside their places ([`load_placed`]), and each
 /// payload is then fetched from its key's place in the segment, every lane's
-/// fetches before any lane's stores. With `narrow` (not 0: the sample
-/// sort's buckets), items of 8 bytes take the compact words where every
-/// segment's span in the warp allows ([`by_words`]).
+/// fetches before any lane's stores. With `known` (the sample sort's
+/// buckets, which span narrowly), items of 8 bytes take the compact words
+/// where every segment's span in the warp allows ([`by_words`]: the span
+/// found by shuffles within the segment's lanes, sooner than the known
+/// one's two dependent loads).
 ///
 /// # Safety
 /// `items` holds every segment of `bounds`, each of at most `chunk` items.
@@ -385,7 +395,7 @@ pub unsafe fn sort_chunks<K: PlacedKey + SpanKey, V: Word, const N: usize, const
     items: Items<K, V>,
     bounds: Bounds,
     chunk: u32,
-    narrow: u32,
+    known: Option<span::Known<K>>,
 ) {
     let chunk = chunk as usize;
     let lane = lane_id() as usize;
@@ -395,7 +405,7 @@ pub unsafe fn sort_chunks<K: PlacedKey + SpanKey, V: Word, const N: usize, const
     let per_warp = WARP_SIZE as usize >> shift;
     let whole = chunk == WARP_SIZE as usize * N;
     let net = WarpNetwork { lane: lane as u32, chunk: if whole { None } else { Some(chunk) } };
-    let compact = takes_words::<K, V>(narrow);
+    let compact = takes_words::<K, V>(known.is_some());
     let mut first = global_warp() * per_warp;
     while first < bounds.count {
         // SAFETY: the segments lie inside the arrays.
@@ -430,7 +440,7 @@ pub unsafe fn sort_chunks<K: PlacedKey + SpanKey, V: Word, const N: usize, const
 /// Sorts the segments of `bounds` a warp each (each at most `32 * N`
 /// items, in registers), `B` consecutive segments per warp sorted together
 /// (their networks interleaved, so that short segments keep enough loads in
-/// flight: `config::warp_sort_batch`). Grid-stride. `STABLE` and `narrow`
+/// flight: `config::warp_sort_batch`). Grid-stride. `STABLE` and `known`
 /// as for [`sort_chunks`].
 ///
 /// # Safety
@@ -439,10 +449,10 @@ pub unsafe fn sort_chunks<K: PlacedKey + SpanKey, V: Word, const N: usize, const
 pub unsafe fn sort_warps<K: PlacedKey + SpanKey, V: Word, const N: usize, const B: usize, const STABLE: bool>(
     items: Items<K, V>,
     bounds: Bounds,
-    narrow: u32,
+    known: Option<span::Known<K>>,
 ) {
     let lane = lane_id() as usize;
-    let compact = takes_words::<K, V>(narrow);
+    let compact = takes_words::<K, V>(known.is_some());
     let net = WarpNetwork { lane: lane as u32, chunk: None };
     let mut first = global_warp() * B;
     while first < bounds.count {
@@ -484,14 +494,30 @@ pub unsafe fn sort_warps<K: PlacedKey + SpanKey, V: Word, const N: usize, const 
 }
 
 /// Whether items of these keys and payloads take the compact words where
-/// the host says their keys span narrowly: items of 8 bytes (`u32` keys
-/// with 4-byte payloads, `u64` keys alone), whose network then moves half
-/// of what theirs does. (`u32` keys alone are such words already; wider
-/// items' kernels spilled with them: `docs/PERFORMANCE.md`.)
+/// the host knows their keys' spans (`known`: the sample sort's buckets):
+/// items of 8 bytes (`u32` keys with 4-byte payloads, `u64` keys alone),
+/// whose network then moves half of what theirs does. (`u32` keys alone
+/// are such words already; wider items' kernels spilled with them:
+/// `docs/PERFORMANCE.md`.)
 #[inline(always)]
-fn takes_words<K: Key, V: Word>(narrow: u32) -> bool {
+fn takes_words<K: Key, V: Word>(known: bool) -> bool {
     let bytes = size_of::<Pair<K, V>>();
-    narrow != 0 && bytes <= COMPACT_MAX_ITEM_BYTES && bytes > size_of::<u32>()
+    known && crate::config::compact_words(bytes as u32)
+}
+
+/// The span of listed segment `j` of `bounds` where `known` holds it
+/// (none past the segments).
+#[inline(always)]
+fn known_span<K: SpanKey>(known: Option<span::Known<K>>, bounds: &Bounds, j: usize) -> Option<(K, K)> {
+    // SAFETY: j is one of the listed entries.
+    known.filter(|_| j < bounds.count).and_then(|k| unsafe { k.of(j) })
+}
+
+/// The words of a segment of `len` items from its known span, where the
+/// span allows them (see [`max_shift`]).
+#[inline(always)]
+fn known_words<K: SpanKey, V: Word>(span: Option<(K, K)>, len: usize) -> Option<span::Words<K>> {
+    span.map(|(lo, hi)| span::Words::new(lo, hi, len)).filter(|w| w.shift <= max_shift::<V>())
 }
 
 /// The most low bits the compact words may lose: none with payloads (their
@@ -562,8 +588,10 @@ unsafe fn by_words<K: SpanKey, V: Word, const N: usize, const B: usize>(
 /// The block's segment `seg` of `len` items sorted by the compact network,
 /// if its keys' span allows: whether it was. `keys` are this thread's, as
 /// [`load_blocked`] places them, and `vals` their payloads if loaded (else
-/// they are read from `seg` once the network is done). The span is found
-/// first: every key equal, the segment is in order already. Each item then
+/// they are read from `seg` once the network is done). The span is the
+/// `known` one where that allows the words (no reduction, no barrier);
+/// else it is found first (a reduction and a barrier; every key equal, the
+/// segment is in order already). Each item then
 /// becomes a `u32` word, its key's offset from the smallest above its place
 /// in the segment (`span::Words`), and the network sorts the words; each
 /// key is the smallest plus its word's high bits, each payload fetched from
@@ -573,17 +601,18 @@ unsafe fn by_words<K: SpanKey, V: Word, const N: usize, const B: usize>(
 /// (`u64`) may lose up to 32 low bits of their offsets: those bits are
 /// staged instead, and each run of keys with equal words is put in order
 /// by rank (`span::order_runs`; where runs are long, the network over the
-/// keys sorts them again). A span that does not fit costs a reduction and
-/// two barriers.
+/// keys sorts them again). A span found that does not fit costs a
+/// reduction and two barriers.
 ///
 /// # Safety
-/// As [`sort_blocks`] (shared memory of a tile of 8-byte items); called by
-/// the whole block.
+/// As [`sort_blocks`] (shared memory of a tile of 8-byte items, which no
+/// thread reads any more); called by the whole block.
 #[inline(always)]
 unsafe fn by_compact<K: SpanKey, V: Word>(
     seg: &Items<K, V>,
     keys: &[K; KEYS_PER_LANE as usize],
     vals: Option<&[V; KEYS_PER_LANE as usize]>,
+    known: Option<(K, K)>,
     warp: u32,
     lane: u32,
     len: usize,
@@ -591,31 +620,40 @@ unsafe fn by_compact<K: SpanKey, V: Word>(
     const N: usize = KEYS_PER_LANE as usize;
     let (t, tile) = (crate::arch::thread_idx() as usize, block_dim() as usize * N);
     let smem: *mut u8 = dynamic_smem();
-    // SAFETY: the whole block; the shared memory is free (the last barrier
-    // of the segment before) and holds far more than two keys a warp.
-    let (lo, hi) = unsafe { span::span(smem.cast(), keys, t, len) };
     let keys_alone = size_of::<V>() == 0;
-    let words = span::Words::new(lo, hi, len);
-    if lo >= hi || words.shift > max_shift::<V>() {
-        // Every warp has read the span before the shared memory is used again.
-        sync_block();
-        // Every key equal (or fewer than two): in order already.
-        return lo >= hi;
-    }
+    let known = known_words::<K, V>(known, len);
+    let words = match known {
+        Some(words) => words,
+        None => {
+            // SAFETY: the whole block; the shared memory is free and holds
+            // far more than two keys a warp.
+            let (lo, hi) = unsafe { span::span(smem.cast(), keys, t, len) };
+            let words = span::Words::new(lo, hi, len);
+            if lo >= hi || words.shift > max_shift::<V>() {
+                // Every warp has read the span before the shared memory is used again.
+                sync_block();
+                // Every key equal (or fewer than two): in order already.
+                return lo >= hi;
+            }
+            words
+        }
+    };
     // SAFETY: a tile of `u32` words, then a tile of payloads of at most 4
     // bytes (or of the keys' low words).
     let staged: *mut u8 = unsafe { smem.add(tile * size_of::<u32>()) };
     let lows = keys_alone && words.shift > 0;
     if lows {
         // SAFETY: this thread's places, inside the tile.
-        unsafe { <u32 as Word>::write_run(staged.cast::<u32>().add(t * N), &keys.map(|k| k.above(lo, 0))) };
+        unsafe { <u32 as Word>::write_run(staged.cast::<u32>().add(t * N), &keys.map(|k| k.above(words.lo, 0))) };
     } else if let Some(vals) = vals.filter(|_| !keys_alone) {
         // SAFETY: as above.
         unsafe { V::write_run(staged.cast::<V>().add(t * N), vals) };
     }
     let mut w: [Pair<u32, ()>; N] = core::array::from_fn(|r| words.word(keys[r], t * N + r, len));
-    // Every warp has read the span: the network may take the shared memory.
-    sync_block();
+    if known.is_none() {
+        // Every warp has read the span: the network may take the shared memory.
+        sync_block();
+    }
     let b: Block<Pair<u32, ()>> = Block { smem: smem.cast(), warp, lane };
     b.sort(&mut w, tile, len);
     if vals.is_none() && !keys_alone {
@@ -665,11 +703,11 @@ unsafe fn by_compact<K: SpanKey, V: Word>(
 
 /// Sorts the segments of `bounds` a block each (grid-stride), a tile of
 /// `blockDim * KEYS_PER_LANE` items (at least every segment's length) in
-/// registers and shared memory. With `narrow` (not 0: the sample sort's
-/// buckets), `u32` keys with 4-byte payloads and `u64` keys alone take the
-/// compact network where their span allows ([`by_compact`]), the span found
-/// in the keys loaded for the network; other segments the network over
-/// their items. With `STABLE` as for
+/// registers and shared memory. With `known` (the sample sort's buckets),
+/// `u32` keys with 4-byte payloads and `u64` keys alone take the compact
+/// network where their span allows ([`by_compact`]: the known span, or one
+/// found in the keys loaded for the network); other segments the network
+/// over their items. With `STABLE` as for
 /// [`sort_chunks`], each payload fetched from the segment's payloads staged
 /// in the shared memory the network is done with.
 ///
@@ -680,18 +718,22 @@ unsafe fn by_compact<K: SpanKey, V: Word>(
 pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
     items: Items<K, V>,
     bounds: Bounds,
-    narrow: u32,
+    known: Option<span::Known<K>>,
 ) {
     const N: usize = KEYS_PER_LANE as usize;
     let t = crate::arch::thread_idx();
     let (warp, lane) = (t / WARP_SIZE, t % WARP_SIZE);
     let tile = block_dim() as usize * N;
     let t = t as usize;
-    // Only where the host says the segments' keys span narrowly (the
-    // sample sort's buckets), since a span that does not fit costs its look.
-    let compact = takes_words::<K, V>(narrow);
+    // Only where the host knows the segments' spans (the sample sort's
+    // buckets), since a span found that does not fit costs its look.
+    let compact = takes_words::<K, V>(known.is_some());
     let mut j = block_idx() as usize;
     while j < bounds.count {
+        if j != block_idx() as usize {
+            // Every thread is past the last segment's reads of the shared memory.
+            sync_block();
+        }
         // SAFETY: j < count; the segment lies inside the arrays and this block owns it.
         let (start, len) = unsafe { bounds.get(j) };
         let seg = unsafe { items.offset(start) }; // SAFETY: as above.
@@ -699,7 +741,7 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
             let b: Block<K::Placed> = Block { smem: dynamic_smem(), warp, lane };
             let keys = unsafe { load_keys::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
             // SAFETY: the whole block; the segment's items.
-            if compact && unsafe { by_compact(&seg, &keys, None, warp, lane, len) } {
+            if compact && unsafe { by_compact(&seg, &keys, None, known_span(known, &bounds, j), warp, lane, len) } {
                 j += grid_dim() as usize;
                 continue;
             }
@@ -726,7 +768,8 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
                 let x = unsafe { load_blocked::<K, V, N>(&seg, t, len) }; // SAFETY: as above.
                 let (keys, vals) = (x.map(|p| p.k), x.map(|p| p.v));
                 // SAFETY: the whole block; the segment's items.
-                if unsafe { by_compact(&seg, &keys, Some(&vals), warp, lane, len) } {
+                let span = known_span(known, &bounds, j);
+                if unsafe { by_compact(&seg, &keys, Some(&vals), span, warp, lane, len) } {
                     j += grid_dim() as usize;
                     continue;
                 }
@@ -741,10 +784,6 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
         j += grid_dim() as usize;
     }
 }
-
-/// The widest item the segmented block kernel sorts by the compact network
-/// (`u32` keys with 4-byte payloads, `u64` keys alone).
-const COMPACT_MAX_ITEM_BYTES: usize = 8;
 
 /// Adds to `*across` the descents that straddle a segment boundary
 /// (`key(b - 1) > key(b)` for each distinct boundary `0 < b < n`): the
@@ -811,10 +850,11 @@ pub unsafe extern "ptx-kernel" fn segment_classes_list(
     n: u64,
     counters: *mut u32,
     lists: *mut u64,
+    ids: *mut u32,
     room: u64,
 ) {
-    // SAFETY: the host passes segs + 1 offsets, the counted counters, `room` list entries and the shared memory.
-    unsafe { list_classes(off, segs, odd_sorted, n, counters, lists, room) }
+    // SAFETY: the host passes segs + 1 offsets, the counted counters, `room` list entries (and ids, or null) and the shared memory.
+    unsafe { list_classes(off, segs, odd_sorted, n, counters, lists, ids, room) }
 }
 
 /// Boundary descents of 32-bit keys (see [`boundary_descents`]).
@@ -851,10 +891,13 @@ pub unsafe extern "ptx-kernel" fn segment_boundaries_u64(
 
 /// Defines a segmented kernel: parameters `(keys, vals, lists, count, n,
 /// len)` (the items and their [`Bounds`]) and `args`, running
-/// `call(items, bounds, args...)`.
+/// `call(items, bounds, passed...)` (`passed` made of the `args`).
 #[cfg(target_arch = "nvptx64")]
 macro_rules! segmented_kernel {
-    ($export:expr, $(#[$m:meta])* fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) => $call:expr) => {
+    (
+        $export:expr, $(#[$m:meta])*
+        fn $f:ident<$K:ty, $V:ty>($($arg:ident: $t:ty),*) => $call:expr; [$($passed:expr),*]
+    ) => {
         $(#[$m])*
         #[unsafe(export_name = $export)]
         pub unsafe extern "ptx-kernel" fn $f(
@@ -869,7 +912,7 @@ macro_rules! segmented_kernel {
             let bounds = Bounds::new(lists, count, n, len);
             // SAFETY: the host passes the arrays, and segments the kernel
             // sorts (its plan chose the kernel by their length).
-            unsafe { $call(Items { keys, vals }, bounds, $($arg),*) }
+            unsafe { $call(Items { keys, vals }, bounds, $($passed),*) }
         }
     };
 }
@@ -898,17 +941,20 @@ macro_rules! entries {
             use super::*;
             segmented_kernel!(
                 concat!(crate::kernel_name!($chunks), "_", stringify!($sfx)),
-                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
-                /// (`narrow`: their keys span narrowly, the sample sort's buckets).
-                fn chunks<$K, $V>(chunk: u32, narrow: u32) => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>
+                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane
+                /// (`spans` and `ids`: each listed segment's known span, or null: `span::Known`).
+                fn chunks<$K, $V>(chunk: u32, spans: *const $K, ids: *const u32)
+                    => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>; [chunk, span::Known::new(spans, ids)]
             );
             macro_rules! warp {
                 ($k:literal, $w:literal) => {
                     segmented_kernel!(
                         concat!(crate::kernel_name!($warp), $w, "_", stringify!($sfx)),
-                        /// Segments of up to `32 * k` items, a warp each.
-                        /// (`narrow`: as the chunks').
-                        fn k<$K, $V>(narrow: u32) => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>
+                        /// Segments of up to `32 * k` items, a warp each
+                        /// (`spans` and `ids`: as the chunks').
+                        fn k<$K, $V>(spans: *const $K, ids: *const u32)
+                            => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>;
+                            [span::Known::new(spans, ids)]
                     );
                 };
             }
@@ -916,8 +962,9 @@ macro_rules! entries {
             segmented_kernel!(
                 concat!(crate::kernel_name!($block), "_", stringify!($sfx)),
                 /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each
-                /// (`narrow`: their keys span narrowly, the sample sort's buckets).
-                fn block<$K, $V>(narrow: u32) => sort_blocks::<$K, $V, $stable>
+                /// (`spans` and `ids`: as the chunks').
+                fn block<$K, $V>(spans: *const $K, ids: *const u32)
+                    => sort_blocks::<$K, $V, $stable>; [span::Known::new(spans, ids)]
             );
         }
     };

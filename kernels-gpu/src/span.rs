@@ -29,6 +29,10 @@ pub trait SpanKey: Key {
     fn above(self, lo: Self, shift: u32) -> u32;
     /// `lo + offset` (`offset` below the span).
     fn plus(lo: Self, offset: u64) -> Self;
+    /// The next key up, if any.
+    fn next_up(self) -> Option<Self>;
+    /// The next key down, if any.
+    fn next_down(self) -> Option<Self>;
 }
 
 macro_rules! span_key {
@@ -46,11 +50,57 @@ macro_rules! span_key {
             fn plus(lo: Self, offset: u64) -> Self {
                 lo.wrapping_add(offset as $t)
             }
+            #[inline(always)]
+            fn next_up(self) -> Option<Self> {
+                self.checked_add(1)
+            }
+            #[inline(always)]
+            fn next_down(self) -> Option<Self> {
+                self.checked_sub(1)
+            }
         }
     };
 }
 span_key!(u32);
 span_key!(u64);
+
+/// Each listed segment's span where the caller knows it before any key is
+/// read: the sample sort's final buckets, each between two splitters
+/// (`distribute::bucket_spans` writes their table, `segmented::list_classes`
+/// each listed segment's bucket). A segment whose span is known takes its
+/// words from it, with no reduction over its keys and no barrier.
+#[derive(Clone, Copy)]
+pub struct Known<K> {
+    /// Two keys a segment, the smallest and the largest it may hold
+    /// (`lo > hi`: not known).
+    spans: *const K,
+    /// The segment of each listed entry.
+    ids: *const u32,
+}
+
+impl<K: SpanKey> Known<K> {
+    /// The spans of `spans` (two keys a segment) for the segments `ids`
+    /// names, a listed entry each; `None` where either is null (no span
+    /// known: the caller's own segments).
+    #[inline(always)]
+    pub fn new(spans: *const K, ids: *const u32) -> Option<Self> {
+        (!spans.is_null() && !ids.is_null()).then_some(Known { spans, ids })
+    }
+
+    /// The span of listed entry `j`, where it is known.
+    ///
+    /// # Safety
+    /// `j` is a listed entry; the table holds its segment.
+    #[inline(always)]
+    pub unsafe fn of(&self, j: usize) -> Option<(K, K)> {
+        // SAFETY: the caller's contract.
+        let (lo, hi) = unsafe {
+            let s = *self.ids.add(j) as usize;
+            (*self.spans.add(2 * s), *self.spans.add(2 * s + 1))
+        };
+        (lo <= hi).then_some((lo, hi))
+    }
+}
 
 /// The smallest and the largest of the block's keys at places below `len`
 /// (`keys` thread `thread`'s, lane-blocked), in every thread; `(PAD, 0)`

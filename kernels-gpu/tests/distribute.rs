@@ -12,13 +12,13 @@ mod common;
 use common::Ptr;
 use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, DIRECTORY_CELLS, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SAMPLE_ITEMS, SCAN_ITEMS, SCAN_PART,
-    SCAN_THREADS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes, sample_threads, scan_smem_bytes,
-    scatter_smem_bytes, segments, tables_smem_bytes,
+    BUCKETS, BlockWork, DIRECTORY_CELLS, FINAL_BUCKETS, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SAMPLE_ITEMS, SCAN_ITEMS,
+    SCAN_PART, SCAN_THREADS, SPLITTER_KEYS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes,
+    sample_threads, scan_smem_bytes, scatter_smem_bytes, segments, tables_smem_bytes,
 };
 use warpsort_kernels::distribute::{
-    CellWord, PART_PREFIX, PART_SUM, bucket_of_label, bucket_offsets, classify_all, count, directory, directory_of,
-    sample_splitters, scan_counts, scatter, tables,
+    CellWord, PART_PREFIX, PART_SUM, bucket_of_label, bucket_offsets, bucket_spans, classify_all, count, directory,
+    directory_of, sample_splitters, scan_counts, scatter, tables,
 };
 use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
 use warpsort_kernels::item::Key;
@@ -509,6 +509,25 @@ fn two_passes_then_each_bucket_sorted_is_the_sort() {
         // Keys alone through both passes: the same buckets, the same keys in each.
         let alone = pass_sampled(&first.keys, &[], &segs, 2048, MIN_OVERSAMPLE, Plain);
         check_keys_alone(&alone, &second, dist);
+        // Each final bucket's span from both passes' splitters holds its
+        // keys; only the first and the last range buckets are open.
+        let splitters: Vec<u32> = second.splitters.iter().chain(&first.splitters).copied().collect();
+        assert_eq!(splitters.len(), SPLITTER_KEYS as usize);
+        let spans = vec![0u32; 2 * FINAL_BUCKETS as usize];
+        let (sp, out) = (Ptr::of(&splitters), Ptr::of(&spans));
+        // SAFETY: both passes' splitters, two keys a final bucket.
+        launch(3, 64, 0, || unsafe { bucket_spans(sp.get().cast_const(), out.get()) });
+        let mut open = 0;
+        for (j, w) in second.offsets.windows(2).enumerate() {
+            let (lo, hi) = (spans[2 * j], spans[2 * j + 1]);
+            let own = &second.keys[w[0] as usize..w[1] as usize];
+            if lo <= hi {
+                assert!(j % 2 == 0 && own.iter().all(|k| (lo..=hi).contains(k)), "{dist}: bucket {j} past {lo}..={hi}");
+            } else if j % 2 == 0 && !own.is_empty() {
+                open += 1;
+            }
+        }
+        assert!(open <= 2, "{dist}: {open} range buckets with keys and no span");
         // Every final bucket sorted on its own: the whole input sorted.
         let mut got = second.keys.clone();
         for w in second.offsets.windows(2) {

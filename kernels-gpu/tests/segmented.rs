@@ -16,24 +16,45 @@ use warpsort_kernels::arch::launch;
 use warpsort_kernels::config::{KEYS_PER_LANE, WARP_SIZE, warp_sort_batch};
 use warpsort_kernels::item::{Items, Pair, PlacedKey, Word};
 use warpsort_kernels::segmented::{Bounds, sort_blocks, sort_chunks, sort_warps};
-use warpsort_kernels::span::SpanKey;
+use warpsort_kernels::span::{Known, SpanKey};
 
 const N: usize = KEYS_PER_LANE as usize;
 
-/// The kernels under test.
+/// What a kernel is told of its segments' spans.
+#[derive(Clone, Copy, Debug)]
+enum Spans {
+    /// Nothing: the caller's own segments (the network over the items).
+    Unknown,
+    /// A table in which no span is known (each found by a reduction).
+    Found,
+    /// Each segment's span widened by this much on both sides (within the
+    /// keys' range), as splitters bound a sample sort's bucket.
+    Given(u64),
+}
+
+/// The kernels under test, each told `Spans`.
 #[derive(Clone, Copy, Debug)]
 enum Kernel {
     /// `sort_chunks` with this chunk (segments up to it).
-    Chunks(u32, u32),
+    Chunks(u32, Spans),
     /// `sort_warps` with 16 keys a lane (segments up to 512).
-    Warps(u32),
+    Warps(Spans),
     /// `sort_blocks` with blocks of 128 threads (segments up to 1024).
-    /// Each kernel is told whether the keys span narrowly (the compact
-    /// words) or not.
-    Blocks(u32),
+    Blocks(Spans),
 }
 
+/// Keys as `u64` and back (the tests' spans widened in `u64`).
+trait TestKey: PlacedKey<Mem = Self> + SpanKey + Into<u64> + TryFrom<u64> + std::fmt::Debug {}
+impl TestKey for u32 {}
+impl TestKey for u64 {}
+
 impl Kernel {
+    fn spans(self) -> Spans {
+        match self {
+            Kernel::Chunks(_, s) | Kernel::Warps(s) | Kernel::Blocks(s) => s,
+        }
+    }
+
     fn capacity(self) -> usize {
         match self {
             Kernel::Chunks(c, _) => c as usize,
@@ -43,14 +64,34 @@ impl Kernel {
     }
 }
 
+/// The spans table `kernel` is told of (two keys a listed segment, the
+/// entries' segments in reverse, as `list_classes` lists in any order),
+/// and those segments.
+fn spans_of<K: TestKey>(kernel: Kernel, keys: &[K], list: &[u64]) -> (Vec<K>, Vec<u32>) {
+    let top: u64 = K::PAD.into();
+    let mut spans = vec![K::default(); 2 * list.len()];
+    let ids: Vec<u32> = (0..list.len() as u32).rev().collect();
+    for (j, &e) in list.iter().enumerate() {
+        let own = &keys[(e as u32) as usize..(e >> 32) as usize];
+        let (lo, hi) = match (kernel.spans(), own.iter().min(), own.iter().max()) {
+            (Spans::Given(slack), Some(&lo), Some(&hi)) => {
+                let widen = |x: u64| K::try_from(x.min(top)).unwrap_or(K::PAD);
+                (widen(lo.into().saturating_sub(slack)), widen(hi.into().saturating_add(slack)))
+            }
+            _ => (K::PAD, K::default()),
+        };
+        let s = ids[j] as usize;
+        (spans[2 * s], spans[2 * s + 1]) = (lo, hi);
+    }
+    (spans, ids)
+}
+
 /// Runs `kernel` (its stable variant with `STABLE`) over the listed
 /// segments of `keys` (and `vals`).
-fn run<K: PlacedKey<Mem = K> + SpanKey, V: Word, const STABLE: bool>(
-    kernel: Kernel,
-    keys: &mut [K],
-    vals: &mut [V],
-    list: &[u64],
-) {
+fn run<K: TestKey, V: Word, const STABLE: bool>(kernel: Kernel, keys: &mut [K], vals: &mut [V], list: &[u64]) {
+    let (spans, ids) = spans_of(kernel, keys, list);
+    let told = !matches!(kernel.spans(), Spans::Unknown);
+    let (s, i) = (Ptr(spans.as_ptr().cast_mut()), Ptr(ids.as_ptr().cast_mut()));
     let (k, v, l) = (Ptr(keys.as_mut_ptr()), Ptr(vals.as_mut_ptr()), Ptr(list.as_ptr().cast_mut()));
     let (n, count) = (keys.len() as u64, list.len() as u64);
     let (grid, threads, smem) = match kernel {
@@ -58,18 +99,20 @@ fn run<K: PlacedKey<Mem = K> + SpanKey, V: Word, const STABLE: bool>(
         Kernel::Blocks(_) => (3, 128, 128 * N * size_of::<Pair<K, V>>().max(size_of::<K::Placed>())),
     };
     launch(grid, threads, smem, move || {
-        let (k, v, l) = (k, v, l);
+        let (k, v, l, s, i) = (k, v, l, s, i);
         let items = Items::<K, V> { keys: k.0, vals: v.0 };
         let bounds = Bounds::new(l.0, count, n, 0);
+        let known = if told { Known::new(s.0.cast_const(), i.0.cast_const()) } else { None };
         // SAFETY: the list's segments lie inside the arrays, each within
-        // the kernel's capacity; the shared memory holds a block's tile.
+        // the kernel's capacity, the spans' table holds theirs; the shared
+        // memory holds a block's tile.
         unsafe {
             match kernel {
-                Kernel::Chunks(c, narrow) => sort_chunks::<K, V, N, STABLE>(items, bounds, c, narrow),
-                Kernel::Warps(narrow) => {
-                    sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }, STABLE>(items, bounds, narrow)
+                Kernel::Chunks(c, _) => sort_chunks::<K, V, N, STABLE>(items, bounds, c, known),
+                Kernel::Warps(_) => {
+                    sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }, STABLE>(items, bounds, known)
                 }
-                Kernel::Blocks(narrow) => sort_blocks::<K, V, STABLE>(items, bounds, narrow),
+                Kernel::Blocks(_) => sort_blocks::<K, V, STABLE>(items, bounds, known),
             }
         }
     });
@@ -84,11 +127,7 @@ const NARROW: &[(u64, u64)] = &[(1 << 17, 0xfff0_0000), (1 << 12, 0xdead_beef)];
 /// Random segments up to `kernel`'s capacity, with gaps between them (left
 /// as they are), keys from `make` (`base + r % spread` for each of
 /// `spreads`, `r` random); keys alone and with positions.
-fn sorts<K: PlacedKey<Mem = K> + SpanKey + std::fmt::Debug>(
-    kernel: Kernel,
-    spreads: &[(u64, u64)],
-    make: impl Fn(u64) -> K,
-) {
+fn sorts<K: TestKey>(kernel: Kernel, spreads: &[(u64, u64)], make: impl Fn(u64) -> K) {
     let cap = kernel.capacity() as u64;
     let mut list = Vec::new();
     let mut at = 0u64;
@@ -137,39 +176,48 @@ fn sorts<K: PlacedKey<Mem = K> + SpanKey + std::fmt::Debug>(
     }
 }
 
-/// Every kernel told the keys span narrowly or not: wide spans by the
-/// network over the items, narrow ones (and few values) of `u32` keys with
-/// payloads and of `u64` keys alone by the compact words (17 bits fit a
-/// word beside a place in a segment of up to 1024, and 12); told nothing,
-/// every segment by the network over the items. Then `u64` keys alone whose
-/// words lose low bits: spans of 40 bits (equal words rare), and keys of
-/// few high parts with low bits the words lose (runs of equal words out of
-/// order, which the network over the keys sorts again).
-fn every_span(kernel: impl Fn(u32) -> Kernel) {
-    for (narrow, spreads) in [(1, WIDE), (1, NARROW), (0, &NARROW[..1])] {
-        sorts::<u32>(kernel(narrow), spreads, |r| r as u32);
-        sorts::<u64>(kernel(narrow), spreads, |r| r);
+/// Every kernel told each of `told` (the block kernel reads the spans; the
+/// warps' find theirs by shuffles whatever they are told): each segment's
+/// span (exactly, and wider, as a sample sort's splitters bound its
+/// buckets), a table of no known span (each found by a reduction), or
+/// nothing (`Spans::Unknown`, always): wide spans by the network over the
+/// items, narrow ones (and few values) of `u32` keys with payloads and of
+/// `u64` keys alone by the compact words (17 bits fit a word beside a
+/// place in a segment of up to 1024, and 12; 2^20 more on each side fits
+/// too); told nothing, every segment by the network over the items. Then
+/// `u64` keys alone whose words lose low bits: spans of 40 bits (equal
+/// words rare), and keys of few high parts with low bits the words lose
+/// (runs of equal words out of order, which the network over the keys sorts
+/// again).
+fn every_span(told: &[Spans], kernel: impl Fn(Spans) -> Kernel) {
+    for &spans in told {
+        for spreads in [WIDE, NARROW] {
+            sorts::<u32>(kernel(spans), spreads, |r| r as u32);
+            sorts::<u64>(kernel(spans), spreads, |r| r);
+        }
+        sorts::<u64>(kernel(spans), &[(1 << 40, 0xdead_0000_0000)], |r| r);
+        sorts::<u64>(kernel(spans), &[(u64::MAX, 0)], |r| (r >> 52) << 30 | r & 0xff);
+        sorts::<u64>(kernel(spans), &[(u64::MAX, 0)], |r| (r >> 61) << 40 | r & 0xf_ffff);
     }
-    sorts::<u64>(kernel(1), &[(1 << 40, 0xdead_0000_0000)], |r| r);
-    sorts::<u64>(kernel(1), &[(u64::MAX, 0)], |r| (r >> 52) << 30 | r & 0xff);
-    sorts::<u64>(kernel(1), &[(u64::MAX, 0)], |r| (r >> 61) << 40 | r & 0xf_ffff);
+    sorts::<u32>(kernel(Spans::Unknown), &NARROW[..1], |r| r as u32);
+    sorts::<u64>(kernel(Spans::Unknown), &NARROW[..1], |r| r);
 }
 
 #[test]
 fn several_segments_a_warp() {
     for chunk in [N as u32, 64, 32 * N as u32] {
-        every_span(|narrow| Kernel::Chunks(chunk, narrow));
+        every_span(&[Spans::Found], |spans| Kernel::Chunks(chunk, spans));
     }
 }
 
 #[test]
 fn a_warp_a_segment() {
-    every_span(Kernel::Warps);
+    every_span(&[Spans::Found], Kernel::Warps);
 }
 
 #[test]
 fn a_block_a_segment() {
-    every_span(Kernel::Blocks);
+    every_span(&[Spans::Found, Spans::Given(0), Spans::Given(1 << 20)], Kernel::Blocks);
 }
 
 /// `count_classes` then `list_classes` (the blocks' shared counts, one
@@ -197,23 +245,28 @@ fn classes_counted_and_listed() {
         let mut counters = [0u32; SEGMENT_COUNTERS];
         counters[0] = u32::MAX;
         let lists = vec![u64::MAX; off.len()];
-        let (o, c, l) = (Ptr::of(off), Ptr(counters.as_mut_ptr()), Ptr::of(&lists));
+        let ids = vec![u32::MAX; off.len()];
+        let (o, c, l, i) = (Ptr::of(off), Ptr(counters.as_mut_ptr()), Ptr::of(&lists), Ptr::of(&ids));
         for list in [false, true] {
-            // SAFETY: segs + 1 offsets, the counters, an entry per segment, the shared words.
+            // SAFETY: segs + 1 offsets, the counters, an entry (and id) per segment, the shared words.
             launch(3, 2 * WARP_SIZE, SEGMENT_CLASSES_SMEM as usize, move || unsafe {
-                let (o, c, l) = (o, c, l);
+                let (o, c, l, i) = (o, c, l, i);
                 if list {
-                    list_classes(o.0.cast_const(), segs, odd_sorted.into(), n, c.0, l.0, segs);
+                    list_classes(o.0.cast_const(), segs, odd_sorted.into(), n, c.0, l.0, i.0, segs);
                 } else {
                     count_classes(o.0.cast_const(), segs, odd_sorted.into(), c.0);
                 }
             });
         }
-        (counters, lists)
+        (counters, lists, ids)
     };
     for odd_sorted in [false, true] {
-        let (counters, lists) = run(&off, odd_sorted);
+        let (counters, lists, ids) = run(&off, odd_sorted);
         assert_eq!(counters[0], u32::MAX, "no decrease");
+        for (&e, &i) in lists.iter().zip(&ids).filter(|p| *p.0 != u64::MAX) {
+            let i = i as usize;
+            assert_eq!(e, off[i] as u64 | (off[i + 1] as u64) << 32, "entry {e:#x}'s id {i}");
+        }
         let mut want: Vec<Vec<u64>> = vec![Vec::new(); SEGMENT_CLASSES];
         for i in 0..lens.len() {
             if !(odd_sorted && i % 2 == 1) {
@@ -235,7 +288,7 @@ fn classes_counted_and_listed() {
     let mut bad = off.clone();
     bad[1000] = bad[999] - 1;
     bad[2000] = 0;
-    let (counters, lists) = run(&bad, false);
+    let (counters, lists, _) = run(&bad, false);
     assert_eq!(counters[0], 999, "the first decrease");
     assert!(lists.iter().all(|&e| e == u64::MAX), "bad offsets list nothing");
 }

@@ -75,12 +75,25 @@ fn parse(log: &str) -> Vec<Usage> {
 /// kernels of `u32` keys with `u32` payloads (their compact network beside
 /// the network over items) up to 12 bytes (the scatter of 16 `u32` keys a
 /// thread kept four words of its loop there until it computed a tile's
-/// buckets before ranking them); the segmented block kernel of `u64` keys
-/// (the compact network, then the ranking of keys whose words tie,
-/// `span::order_runs`, beside the network over keys) up to 40 bytes on
-/// sm_90, where its time was measured (`docs/PERFORMANCE.md`); much more
-/// means a network left its registers.
-const BOUNDED_SPILL_BYTES: u32 = 40;
+/// buckets before ranking them); much more means a network left its
+/// registers. [`SPILL_EXCEPTIONS`] names the kernels allowed more.
+const BOUNDED_SPILL_BYTES: u32 = 12;
+
+/// Launch-bounded kernels allowed more spill than [`BOUNDED_SPILL_BYTES`]
+/// (the whole name, the bytes): the segmented block kernel of `u64` keys
+/// alone (the compact network from a known or a found span, then the
+/// ranking of keys whose words tie, `span::order_runs`, beside the network
+/// over keys) up to 48 bytes, where its time was measured with them
+/// (`docs/PERFORMANCE.md`).
+const SPILL_EXCEPTIONS: &[(&str, u32)] = &[("segmented_block_u64", 48)];
+
+/// The spill `name` may have.
+fn spill_allowed(name: &str) -> u32 {
+    if !bounded(name) {
+        return 0;
+    }
+    SPILL_EXCEPTIONS.iter().find(|(k, _)| *k == name).map_or(BOUNDED_SPILL_BYTES, |e| e.1)
+}
 
 fn bounded(name: &str) -> bool {
     warpsort_kernels::config::LAUNCH_BOUNDS.iter().any(|(prefix, _)| name.starts_with(prefix))
@@ -92,7 +105,7 @@ pub struct Assembly {
     pub cubin: Vec<u8>,
     /// The resource report, one line per kernel, ready to print.
     pub report: String,
-    /// The first kernel that spills (beyond [`BOUNDED_SPILL_BYTES`] for a
+    /// The first kernel that spills (beyond [`spill_allowed`]: some for a
     /// launch-bounded kernel) or keeps a stack frame, as an error message.
     pub problem: Option<String>,
 }
@@ -116,7 +129,7 @@ pub fn assemble(ptxas: &Path, ptx: &Path, arch: &str, cubin: &Path) -> Result<As
             u.name, u.regs, u.smem, u.stack, u.spill_stores, u.spill_loads
         ));
     }
-    let tolerated = |u: &Usage| bounded(&u.name) && u.spill_stores.max(u.spill_loads) <= BOUNDED_SPILL_BYTES;
+    let tolerated = |u: &Usage| bounded(&u.name) && u.spill_stores.max(u.spill_loads) <= spill_allowed(&u.name);
     let problem = if let Some(u) = usage.iter().find(|u| u.spill_stores + u.spill_loads > 0 && !tolerated(u)) {
         Some(format!(
             "{} spills on {arch} ({} B stores, {} B loads): the network must stay in registers",
@@ -130,4 +143,16 @@ pub fn assemble(ptxas: &Path, ptx: &Path, arch: &str, cubin: &Path) -> Result<As
     };
     let cubin = std::fs::read(cubin).map_err(|e| format!("{}: {e}", cubin.display()))?;
     Ok(Assembly { cubin, report, problem })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spill_allowed_by_kernel() {
+        assert_eq!(spill_allowed("segmented_block_u64"), 48);
+        assert_eq!(spill_allowed("segmented_block_u64_u64"), BOUNDED_SPILL_BYTES);
+        assert_eq!(spill_allowed("segmented_chunks_u64"), 0, "not launch-bounded");
+    }
 }

@@ -408,7 +408,7 @@ impl Gpu {
                 let plan = ArgsortPlan::new(n, size_of::<K>(), false, OffsetsPlan::new(sorted, n, segs));
                 run(plan.temp_bytes, &|temp| {
                     self.run_argsort(&keys, size_of::<K>(), o, 4, opts.stable, positions, &plan, temp, |it, t| {
-                        self.run_offsets(it, off, &plan.inner, opts, mode, t)
+                        self.run_offsets(it, off, &plan.inner, opts, mode, t, None)
                     })
                 })?
             }
@@ -454,13 +454,13 @@ impl Gpu {
                 let offsets = OffsetsPlan::new(sorted, n, segs);
                 if !stable {
                     return self.with_scratch(None, offsets.temp_bytes, |t| {
-                        self.run_offsets(items, off, &offsets, opts, mode, t)
+                        self.run_offsets(items, off, &offsets, opts, mode, t, None)
                     });
                 }
                 let plan = GatherPlan::new(n, vb, true, offsets);
                 self.with_scratch(None, plan.temp_bytes, |temp| {
                     self.run_gathered(items, vb, &plan, temp, |ranked, t| {
-                        self.run_offsets(ranked, off, &plan.inner, opts, mode, t)
+                        self.run_offsets(ranked, off, &plan.inner, opts, mode, t, None)
                     })
                 })
             }

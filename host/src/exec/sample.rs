@@ -2,7 +2,8 @@
 //! `plan::sample`): the first distribution pass from the items into
 //! temporary storage, the second pass's tables made on the GPU from its
 //! bucket offsets (no wait), the second pass over those buckets back into
-//! the items, then the segmented sort of the final buckets.
+//! the items, each final bucket's span from both passes' splitters, then
+//! the segmented sort of the final buckets.
 
 use warpsort_kernels::config::distribute::{self, BUCKETS, BlockWork, SegmentWork};
 use warpsort_kernels::ordered::View;
@@ -10,7 +11,8 @@ use warpsort_kernels::ordered::View;
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::families::{
-    DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScatter, DistributeTables,
+    DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScatter, DistributeSpans,
+    DistributeTables,
 };
 use crate::launch::{DevPtr, Items};
 use crate::plan::sample::SamplePlan;
@@ -44,7 +46,13 @@ impl Gpu {
         };
         self.launch(&tables, plan.tables_shape())?;
         self.distribute(&between, items, BUCKETS as usize, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
-        self.run_offsets(items, at(plan.offsets), &plan.buckets, &plan.segment_opts, 0, at(plan.buckets_at))
+        let spans = plan.spans.map(at);
+        if let Some(spans) = spans {
+            let word = items.kind.keys_only();
+            self.launch(&DistributeSpans { word, splitters: at(plan.splitters), spans }, plan.spans_shape())?;
+        }
+        let (offsets, buckets_at) = (at(plan.offsets), at(plan.buckets_at));
+        self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans)
     }
 
     /// Distribution pass `pass` (0 or 1) of `src`'s `segs` segments into
@@ -64,7 +72,9 @@ impl Gpu {
         view: View,
     ) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
-        let (word, splitters, starts) = (src.kind.keys_only(), at(plan.splitters), at(plan.starts));
+        // The first pass's splitters past the second's, so that both stay.
+        let splitters = at(if pass == 0 { plan.first_splitters() } else { plan.splitters });
+        let (word, starts) = (src.kind.keys_only(), at(plan.starts));
         let sample = DistributeSample {
             word,
             keys: src.keys,

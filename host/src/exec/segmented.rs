@@ -8,7 +8,7 @@ use warpsort_kernels::config::{SEGMENT_CLASSES, SEGMENT_CLASSES_SMEM, SEGMENT_CO
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::launch::families::{
-    SegmentClassesCount, SegmentClassesList, SegmentedBlock, SegmentedChunks, SegmentedWarp, Segments,
+    KnownSpans, SegmentClassesCount, SegmentClassesList, SegmentedBlock, SegmentedChunks, SegmentedWarp, Segments,
 };
 use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
@@ -16,18 +16,26 @@ use crate::plan::SortPlan;
 use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, SegmentLaunch};
 
 impl Gpu {
-    /// One launch of a segmented kernel over `segments` of `items`.
-    pub(crate) fn sort_segments_kernel(&self, items: &Items, segments: Segments, k: &SegmentLaunch) -> Result<()> {
-        let (items, stable, narrow) = (&Items { kind: k.items(items.kind), ..*items }, k.stable, k.narrow);
+    /// One launch of a segmented kernel over `segments` of `items`, told
+    /// their spans where the launch takes them (`known`).
+    pub(crate) fn sort_segments_kernel(
+        &self,
+        items: &Items,
+        segments: Segments,
+        k: &SegmentLaunch,
+        known: Option<KnownSpans>,
+    ) -> Result<()> {
+        debug_assert_eq!(k.known_spans, known.is_some(), "the plan's spans, and the spans given");
+        let (items, stable) = (&Items { kind: k.items(items.kind), ..*items }, k.stable);
         match k.kernel {
             SegmentKernel::WarpChunks { chunk } => {
-                self.launch(&SegmentedChunks { items, segments, chunk, stable, narrow }, k.shape)
+                self.launch(&SegmentedChunks { items, segments, chunk, stable, known }, k.shape)
             }
             SegmentKernel::Warp { keys_per_lane } => {
                 let width = warpsort_kernels::config::WARP_SIZE * keys_per_lane;
-                self.launch(&SegmentedWarp { width, items, segments, stable, narrow }, k.shape)
+                self.launch(&SegmentedWarp { width, items, segments, stable, known }, k.shape)
             }
-            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments, stable, narrow }, k.shape),
+            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments, stable, known }, k.shape),
         }
     }
 
@@ -40,7 +48,9 @@ impl Gpu {
         }
         let body = |items: &Items| match &plan.sort {
             RowsSort::Nothing => Ok(()),
-            RowsSort::Kernel(k) => self.sort_segments_kernel(items, Segments::Rows { n: items.n, len: plan.len }, k),
+            RowsSort::Kernel(k) => {
+                self.sort_segments_kernel(items, Segments::Rows { n: items.n, len: plan.len }, k, None)
+            }
             RowsSort::Long { full, last, at } => {
                 let long_temp = temp + *at as u64;
                 for start in (0..items.n).step_by(plan.len) {
@@ -58,10 +68,11 @@ impl Gpu {
 
     /// Checks the offsets on the GPU and counts the segments of each class
     /// (the offsets' problem as [`Error::BadOffsets`]); with `lists` (the
-    /// address and room of their entries), also lists them there in the same
-    /// pass, before the one wait for the counts. `counters` addresses
-    /// `SEGMENT_COUNTERS` words. With `odd_sorted` the odd segments are
-    /// checked but neither counted nor listed (runs of equal keys in order).
+    /// address and room of their entries, and where each entry's segment
+    /// goes, or 0), also lists them there in the same pass, before the one
+    /// wait for the counts. `counters` addresses `SEGMENT_COUNTERS` words.
+    /// With `odd_sorted` the odd segments are checked but neither counted
+    /// nor listed (runs of equal keys in order).
     pub(crate) fn count_offsets(
         &self,
         offsets: DevPtr,
@@ -69,15 +80,15 @@ impl Gpu {
         n: usize,
         odd_sorted: bool,
         counters: DevPtr,
-        lists: Option<(DevPtr, usize)>,
+        lists: Option<(DevPtr, usize, DevPtr)>,
     ) -> Result<[usize; SEGMENT_CLASSES]> {
         let mut c = [0u32; SEGMENT_COUNTERS];
         c[0] = u32::MAX;
         self.upload(counters, &c)?;
         let shape = self.policy().elementwise(segments.max(1)).with_smem(SEGMENT_CLASSES_SMEM);
         self.launch(&SegmentClassesCount { offsets, segments, odd_sorted, counters }, shape)?;
-        if let Some((lists, room)) = lists {
-            self.launch(&SegmentClassesList { offsets, segments, odd_sorted, n, counters, lists, room }, shape)?;
+        if let Some((lists, room, ids)) = lists {
+            self.launch(&SegmentClassesList { offsets, segments, odd_sorted, n, counters, lists, ids, room }, shape)?;
         }
         self.download(counters, &mut c)?;
         let descent = match c[0] {
@@ -98,6 +109,9 @@ impl Gpu {
     /// mapped under `mode`), with `temp` pointing at its storage. The long
     /// segments' sorts (by `opts`' algorithm) get storage of their own once
     /// the counts say how long the longest is, before any key moves.
+    /// `spans`: the table of each segment's span, where the plan says the
+    /// caller knows them (`OffsetsPlan::with_known_spans`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_offsets(
         &self,
         items: &Items,
@@ -106,14 +120,17 @@ impl Gpu {
         opts: &SortOptions,
         mode: u32,
         temp: DevPtr,
+        spans: Option<DevPtr>,
     ) -> Result<()> {
+        debug_assert_eq!(plan.ids.is_some(), spans.is_some(), "the plan's spans, and the spans given");
         let at = |offset: usize| temp + offset as u64;
         let lists = at(plan.lists);
-        let room = (plan.room > 0).then_some((lists, plan.room));
+        let ids = plan.ids.map(at);
+        let room = (plan.room > 0).then_some((lists, plan.room, ids.unwrap_or(0)));
         let counts = self.count_offsets(offsets, plan.segments, plan.n, plan.odd_equal, at(plan.counters), room)?;
         let p = self.policy();
         let kind = plan.shape.kind;
-        let classes = OffsetsLaunches::new(&counts, kind, plan.stable, plan.narrow, p);
+        let classes = OffsetsLaunches::new(&counts, kind, plan.stable, ids.is_some(), p);
         let (long_start, long_count) = classes.long;
         let mut long = vec![0u64; long_count];
         self.download(lists + 8 * long_start as u64, &mut long)?;
@@ -130,7 +147,8 @@ impl Gpu {
             let body = |items: &Items| {
                 for (k, start, count) in &classes.classes {
                     let segments = Segments::Listed { list: lists + 8 * *start as u64, count: *count };
-                    self.sort_segments_kernel(items, segments, k)?;
+                    let known = spans.zip(ids).map(|(spans, ids)| KnownSpans { spans, ids: ids + 4 * *start as u64 });
+                    self.sort_segments_kernel(items, segments, k, known)?;
                 }
                 for &(start, len) in &long {
                     let plan = SortPlan::new(opts, inner, len, p)?;

@@ -290,15 +290,30 @@ impl Kernel for BitonicFused<'_> {
     }
 }
 
+/// Each listed segment's span, where the caller knows it (device
+/// `span::Known`): the spans' table (two keys a segment) and the listed
+/// entries' segments (the class's part of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KnownSpans {
+    pub spans: DevPtr,
+    pub ids: DevPtr,
+}
+
+/// A segmented kernel's last two parameters: the known spans, or nulls.
+fn known_params(known: Option<KnownSpans>) -> [Param; 2] {
+    let k = known.unwrap_or(KnownSpans { spans: 0, ids: 0 });
+    [Param::Ptr(k.spans), Param::Ptr(k.ids)]
+}
+
 /// `segmented_chunks_*` (device `segmented::sort_chunks`): segments of up
 /// to `chunk` items, several per warp; `stable`: `segmented_chunks_stable_*`;
-/// `narrow`: as [`SegmentedBlock`]'s.
+/// `known`: as [`SegmentedBlock`]'s.
 pub(crate) struct SegmentedChunks<'a> {
     pub items: &'a Items,
     pub segments: Segments,
     pub chunk: u32,
     pub stable: bool,
-    pub narrow: bool,
+    pub known: Option<KnownSpans>,
 }
 
 impl Kernel for SegmentedChunks<'_> {
@@ -307,20 +322,19 @@ impl Kernel for SegmentedChunks<'_> {
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.chunk), Param::U32(self.narrow.into())]]
-            .concat()
+        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.chunk)], &known_params(self.known)].concat()
     }
 }
 
 /// `segmented_warp{w}_*` (device `segmented::sort_warps`): segments of up
 /// to `width` items, a warp each; `stable`: `segmented_warp_stable{w}_*`;
-/// `narrow`: as [`SegmentedBlock`]'s.
+/// `known`: as [`SegmentedBlock`]'s.
 pub(crate) struct SegmentedWarp<'a> {
     pub width: u32,
     pub items: &'a Items,
     pub segments: Segments,
     pub stable: bool,
-    pub narrow: bool,
+    pub known: Option<KnownSpans>,
 }
 
 impl Kernel for SegmentedWarp<'_> {
@@ -329,19 +343,19 @@ impl Kernel for SegmentedWarp<'_> {
         KernelId::with_width(family, self.width, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.narrow.into())]].concat()
+        [&items(self.items)[..], &self.segments.params(), &known_params(self.known)].concat()
     }
 }
 
 /// `segmented_block_*` (device `segmented::sort_blocks`): segments of up to
 /// a block's tile, a block each; `stable`: `segmented_block_stable_*`;
-/// `narrow`: their keys span narrowly (the sample sort's buckets: the
+/// `known`: each listed segment's span (the sample sort's buckets: the
 /// compact words where the span fits).
 pub(crate) struct SegmentedBlock<'a> {
     pub items: &'a Items,
     pub segments: Segments,
     pub stable: bool,
-    pub narrow: bool,
+    pub known: Option<KnownSpans>,
 }
 
 impl Kernel for SegmentedBlock<'_> {
@@ -350,7 +364,7 @@ impl Kernel for SegmentedBlock<'_> {
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.narrow.into())]].concat()
+        [&items(self.items)[..], &self.segments.params(), &known_params(self.known)].concat()
     }
 }
 
@@ -379,7 +393,8 @@ impl Kernel for SegmentClassesCount {
 }
 
 /// `segment_classes_list` (device `segmented::list_classes`): lists the
-/// segments of each class (as [`SegmentClassesCount`] counted them).
+/// segments of each class (as [`SegmentClassesCount`] counted them), and
+/// each entry's segment in `ids` (0: none).
 pub(crate) struct SegmentClassesList {
     pub offsets: DevPtr,
     pub segments: usize,
@@ -387,6 +402,7 @@ pub(crate) struct SegmentClassesList {
     pub n: usize,
     pub counters: DevPtr,
     pub lists: DevPtr,
+    pub ids: DevPtr,
     pub room: usize,
 }
 
@@ -402,6 +418,7 @@ impl Kernel for SegmentClassesList {
             u64(self.n),
             Param::Ptr(self.counters),
             Param::Ptr(self.lists),
+            Param::Ptr(self.ids),
             u64(self.room),
         ]
     }
@@ -874,6 +891,24 @@ impl Kernel for DistributeScatter<'_> {
         } else {
             [Param::Ptr(s.keys), Param::Ptr(self.labels), Param::Ptr(d.keys)].into_iter().chain(tables).collect()
         }
+    }
+}
+
+/// `distribute_spans_{u32,u64}` (device `distribute::bucket_spans`): each
+/// of the sample sort's final buckets' span from both passes' splitters.
+pub(crate) struct DistributeSpans {
+    /// The key word: `U32` or `U64`.
+    pub word: ItemKind,
+    pub splitters: DevPtr,
+    pub spans: DevPtr,
+}
+
+impl Kernel for DistributeSpans {
+    fn id(&self) -> KernelId {
+        KernelId::new(Family::DistributeSpans, self.word)
+    }
+    fn params(&self) -> Vec<Param> {
+        vec![Param::Ptr(self.splitters), Param::Ptr(self.spans)]
     }
 }
 

@@ -225,6 +225,7 @@ pub(crate) enum Family {
     DistributeScatterViewed,
     DistributeOffsets,
     DistributeTables,
+    DistributeSpans,
 }
 
 impl Family {
@@ -288,6 +289,7 @@ impl Family {
             Family::DistributeScatterViewed => names::DISTRIBUTE_SCATTER_VIEWED,
             Family::DistributeOffsets => names::DISTRIBUTE_OFFSETS,
             Family::DistributeTables => names::DISTRIBUTE_TABLES,
+            Family::DistributeSpans => names::DISTRIBUTE_SPANS,
         }
     }
 }

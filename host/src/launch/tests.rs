@@ -107,24 +107,25 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
             oversampling: 2,
             bounds: 3,
         }));
+        let known = Some(KnownSpans { spans: 8, ids: 9 });
         if PLAIN.contains(&kind) {
-            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: false, narrow: true }));
-            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: false, narrow: true }));
+            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: false, known }));
+            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: false, known }));
             for k in WARP_SORT_KEYS_PER_LANE {
                 all.push(Box::new(SegmentedWarp {
                     width: WARP_SIZE * k,
                     items: it,
                     segments: rows,
                     stable: false,
-                    narrow: true,
+                    known,
                 }));
             }
         }
         if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
-            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: true, narrow: true }));
-            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: true, narrow: true }));
+            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: true, known }));
+            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: true, known }));
             let width = WARP_SORT_MAX_SEGMENT;
-            all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable: true, narrow: true }));
+            all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable: true, known }));
         }
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));
@@ -168,6 +169,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         n: 3,
         counters: 4,
         lists: 5,
+        ids: 7,
         room: 6,
     }));
     let tables = PaperTables { bounds: 1, starts: 2, offsets: 3 };
@@ -175,6 +177,9 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
     all.push(Box::new(DistributeScan { counts: 1, starts: 2, m: 3, state: 4 }));
     all.push(Box::new(DistributeOffsets { segments: 1, starts: 2, offsets: 3, segs: 4, n: 5 }));
     all.push(Box::new(DistributeTables { offsets: 1, chunk: 2, segments: 3, blocks: 4, max_blocks: 5 }));
+    for word in [ItemKind::U32, ItemKind::U64] {
+        all.push(Box::new(DistributeSpans { word, splitters: 1, spans: 2 }));
+    }
     all
 }
 

@@ -8,9 +8,11 @@
 //! plan sizes them, and the pass's grids, for the most blocks any such cut
 //! can make.
 
+use warpsort_kernels::config::compact_words;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART, SCAN_THREADS, SegmentWork, TABLES_THREADS, THREADS,
-    WAYS, count_smem_bytes, sample_smem_bytes, sample_threads, scan_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
+    BUCKETS, BlockWork, FINAL_BUCKETS, FIRST_PASS_SPLITTERS, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART, SCAN_THREADS,
+    SPLITTER_KEYS, SegmentWork, TABLES_THREADS, THREADS, WAYS, count_smem_bytes, sample_smem_bytes, sample_threads,
+    scan_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
 };
 
 use crate::error::{Error, Result};
@@ -42,8 +44,13 @@ pub(crate) struct SamplePlan {
     /// A byte a key: its label in the pass (the splitters below it), from
     /// the count to the scatter.
     pub labels: usize,
-    /// `WAYS` splitters a segment (the second pass's `BUCKETS` segments).
+    /// `WAYS` splitters a segment: the second pass's `BUCKETS` segments',
+    /// then the first pass's (`FIRST_PASS_SPLITTERS`).
     pub splitters: usize,
+    /// The final buckets' spans from the splitters, two keys a bucket,
+    /// where the buckets' kernels take them (items they sort as compact
+    /// words: `config::compact_words`).
+    pub spans: Option<usize>,
     /// `BUCKETS` counts a block, and their scan: its state (the ticket and
     /// a word a part, [`SamplePlan::scan_parts`]).
     pub counts: usize,
@@ -94,7 +101,9 @@ impl SamplePlan {
         let mut l = Layout::default();
         let (keys, vals) = l.items(n, kind);
         let labels = l.region(n);
-        let splitters = l.region(segs * WAYS as usize * kb);
+        let splitters = l.region(SPLITTER_KEYS as usize * kb);
+        let words = compact_words(kind.rank_as_value().item_bytes() as u32);
+        let spans = words.then(|| l.region(2 * FINAL_BUCKETS as usize * kb));
         let counts = l.region(max_blocks * BUCKETS as usize * 4);
         let starts = l.region((max_blocks * BUCKETS as usize + 1) * 8);
         let scan_state = l.region(SamplePlan::scan_state_bytes(max_blocks * BUCKETS as usize));
@@ -103,13 +112,16 @@ impl SamplePlan {
         let offsets = l.region((segs * BUCKETS as usize + 1) * 4);
         // Odd buckets hold keys equal to a splitter, in input order. With
         // values (ranks too) both passes keep input order, so a stable sort
-        // of the buckets keeps the whole sort stable.
-        let buckets = OffsetsPlan {
-            odd_equal: true,
-            stable,
-            narrow: true,
-            ..OffsetsPlan::new(SortShape { kind, fields: None }, n, segs * BUCKETS as usize)
+        // of the buckets keeps the whole sort stable. Each bucket's span
+        // is known from the splitters.
+        let shape = SortShape { kind, fields: None };
+        let (final_buckets, known) = (segs * BUCKETS as usize, spans.is_some());
+        let offsets_plan = if known {
+            OffsetsPlan::with_known_spans(shape, n, final_buckets)
+        } else {
+            OffsetsPlan::new(shape, n, final_buckets)
         };
+        let buckets = OffsetsPlan { odd_equal: true, stable, ..offsets_plan };
         let buckets_at = l.region(buckets.temp_bytes);
         // Long buckets by the merge sort, which first scans their order (a
         // bucket between splitters may hold few distinct keys). Equality
@@ -126,6 +138,7 @@ impl SamplePlan {
             vals,
             labels,
             splitters,
+            spans,
             counts,
             starts,
             scan_state,
@@ -187,6 +200,16 @@ impl SamplePlan {
         Shape::new(blocks as u32, THREADS).with_smem(count_smem_bytes(self.kind.key_bytes() as u32))
     }
 
+    /// A thread a final bucket: their spans.
+    pub fn spans_shape(&self) -> Shape {
+        self.offsets_shapes[1]
+    }
+
+    /// Where the first pass's splitters lie.
+    pub fn first_splitters(&self) -> usize {
+        self.splitters + FIRST_PASS_SPLITTERS as usize * self.kind.key_bytes()
+    }
+
     /// One block: the second pass's tables.
     pub fn tables_shape(&self) -> Shape {
         Shape::new(1, TABLES_THREADS).with_smem(tables_smem_bytes(TABLES_THREADS))
@@ -214,6 +237,9 @@ impl Launches for SamplePlan {
         out.push((KernelId::plain(Family::DistributeScan), SamplePlan::scan_shape(self.max_blocks * BUCKETS as usize)));
         out.push((KernelId::plain(Family::DistributeOffsets), self.offsets_shapes[1]));
         out.push((KernelId::plain(Family::DistributeTables), self.tables_shape()));
+        if self.spans.is_some() {
+            out.push((KernelId::new(Family::DistributeSpans, word), self.spans_shape()));
+        }
     }
 }
 

@@ -25,9 +25,11 @@ pub(crate) struct SegmentLaunch {
     /// (ranked items, whose ranks ascend in each segment; the sample sort's
     /// stable buckets).
     pub stable: bool,
-    /// The segments' keys span narrowly (the sample sort's buckets), so
-    /// the kernel looks for a span that fits compact words.
-    pub narrow: bool,
+    /// The caller knows each segment's span (the sample sort's buckets:
+    /// between two splitters), so the kernel takes compact words where the
+    /// span allows (`span::Known`: the spans' table and each listed
+    /// segment's id).
+    pub known_spans: bool,
 }
 
 impl SegmentLaunch {
@@ -44,7 +46,7 @@ impl SegmentLaunch {
             SegmentKernel::Block { tile } => Shape::new(count.min(i32::MAX as usize) as u32, tile / KEYS_PER_LANE)
                 .with_smem(tile * kind.item_bytes() as u32),
         };
-        SegmentLaunch { kernel, shape, stable: kind.is_ranked(), narrow: false }
+        SegmentLaunch { kernel, shape, stable: kind.is_ranked(), known_spans: false }
     }
 
     /// The same launch of the stable kernel (built for the items of
@@ -178,20 +180,32 @@ pub(crate) struct OffsetsPlan {
     /// buckets): the stable kernels (the long segments' merge sorts keep
     /// ties as the options' `stable` says).
     pub stable: bool,
-    /// Whether each segment's keys span narrowly (the sample sort's
-    /// buckets: between two splitters): the kernels look for a span that
-    /// fits compact words.
-    pub narrow: bool,
+    /// Where each listed entry's segment goes (`room` of them), when the
+    /// caller knows each segment's span (the sample sort's buckets: between
+    /// two splitters; the kernels read it by the segment's id,
+    /// `span::Known`).
+    pub ids: Option<usize>,
     pub temp_bytes: usize,
 }
 
 impl OffsetsPlan {
     pub fn new(shape: SortShape, n: usize, segments: usize) -> Self {
+        OffsetsPlan::laid_out(shape, n, segments, false)
+    }
+
+    /// [`OffsetsPlan::new`] of segments whose spans the caller knows: each
+    /// listed entry's segment id beside it.
+    pub fn with_known_spans(shape: SortShape, n: usize, segments: usize) -> Self {
+        OffsetsPlan::laid_out(shape, n, segments, true)
+    }
+
+    fn laid_out(shape: SortShape, n: usize, segments: usize, known_spans: bool) -> Self {
         let room = segment_lists_bound(n as u64, segments as u64) as usize;
         let mut l = Layout::default();
         let widened = (shape.fields.is_some() && n > 0).then(|| l.region(shape.encoded_bytes(n)));
         let counters = l.region(SEGMENT_COUNTERS * 4);
         let lists = l.region(room * 8);
+        let ids = known_spans.then(|| l.region(room * 4));
         OffsetsPlan {
             n,
             segments,
@@ -202,7 +216,7 @@ impl OffsetsPlan {
             room,
             odd_equal: false,
             stable: false,
-            narrow: false,
+            ids,
             temp_bytes: l.bytes(),
         }
     }
@@ -227,15 +241,16 @@ pub(crate) struct OffsetsLaunches {
 
 impl OffsetsLaunches {
     /// The launches of segments counted by class, by the stable kernels
-    /// when `stable`, of keys that span narrowly when `narrow`.
-    pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, narrow: bool, p: &Policy) -> Self {
+    /// when `stable`, of segments whose spans the caller knows when
+    /// `known_spans`.
+    pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, known_spans: bool, p: &Policy) -> Self {
         let mut classes = Vec::new();
         let mut start = 0;
         for (c, &count) in counts.iter().enumerate().skip(1) {
             if count > 0
                 && let Some(k) = SegmentKernel::for_class(c as u32)
             {
-                let launch = SegmentLaunch { narrow, ..SegmentLaunch::new(k, count, kind, p) };
+                let launch = SegmentLaunch { known_spans, ..SegmentLaunch::new(k, count, kind, p) };
                 classes.push((if stable { launch.stable() } else { launch }, start, count));
             }
             if c == SEGMENT_CLASS_LONG as usize {
