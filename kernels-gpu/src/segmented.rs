@@ -188,6 +188,7 @@ pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counter
 /// null) holds `room` entries;
 /// [`SEGMENT_CLASSES_SMEM`](crate::config::SEGMENT_CLASSES_SMEM) of shared memory.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn list_classes(
     off: *const u32,
     segs: u64,
