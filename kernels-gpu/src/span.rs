@@ -8,7 +8,9 @@
 //! and a network over words compares and moves half of what one over keys
 //! beside payloads (or over `u64` keys) does. Words that lost low bits may
 //! tie where their keys differ: [`ties`] finds such words in a block,
-//! [`order_runs`] ranks their keys. The keys are a block's tile (or a warp
+//! [`order_runs`] ranks their keys. Where the caller knows a segment's
+//! span beforehand ([`Known`]: a bucket's splitters bound it), the block
+//! kernel takes it instead of [`span`]'s reduction. The keys are a block's tile (or a warp
 //! group's segment) lane-blocked (`tile::load_blocked`: item `r` of thread
 //! `t` is place `t * N + r`).
 
