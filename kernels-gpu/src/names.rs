@@ -70,6 +70,24 @@ macro_rules! kernel_name {
     (segmented_block_stable) => {
         "segmented_block_stable"
     };
+    (segmented_chunks_known) => {
+        "segmented_chunks_known"
+    };
+    (segmented_warp_known) => {
+        "segmented_warp_known"
+    };
+    (segmented_block_known) => {
+        "segmented_block_known"
+    };
+    (segmented_chunks_stable_known) => {
+        "segmented_chunks_stable_known"
+    };
+    (segmented_warp_stable_known) => {
+        "segmented_warp_stable_known"
+    };
+    (segmented_block_stable_known) => {
+        "segmented_block_stable_known"
+    };
     (segment_classes_count) => {
         "segment_classes_count"
     };
@@ -219,6 +237,18 @@ names! {
     SEGMENTED_WARP_STABLE = segmented_warp_stable;
     /// Segments sorted a block each, equal keys in input order.
     SEGMENTED_BLOCK_STABLE = segmented_block_stable;
+    /// `SEGMENTED_CHUNKS` told each segment's span (the sample sort's buckets).
+    SEGMENTED_CHUNKS_KNOWN = segmented_chunks_known;
+    /// `SEGMENTED_WARP` told each segment's span (the sample sort's buckets).
+    SEGMENTED_WARP_KNOWN = segmented_warp_known;
+    /// `SEGMENTED_BLOCK` told each segment's span (the sample sort's buckets).
+    SEGMENTED_BLOCK_KNOWN = segmented_block_known;
+    /// `SEGMENTED_CHUNKS_STABLE` told each segment's span (the sample sort's stable buckets).
+    SEGMENTED_CHUNKS_STABLE_KNOWN = segmented_chunks_stable_known;
+    /// `SEGMENTED_WARP_STABLE` told each segment's span (the sample sort's stable buckets).
+    SEGMENTED_WARP_STABLE_KNOWN = segmented_warp_stable_known;
+    /// `SEGMENTED_BLOCK_STABLE` told each segment's span (the sample sort's stable buckets).
+    SEGMENTED_BLOCK_STABLE_KNOWN = segmented_block_stable_known;
     /// Offsets checked and their segments counted by size class.
     SEGMENT_CLASSES_COUNT = segment_classes_count;
     /// The segments of each size class listed.

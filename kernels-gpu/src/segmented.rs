@@ -920,8 +920,12 @@ macro_rules! segmented_kernel {
 
 /// The segmented kernels of one item type: the chunk kernel, a warp kernel
 /// per width (every width of `config::warp_sort_widths!`, or the entries
-/// given after `;`) and the block kernel; after `@stable`, the stable
-/// kernels (`segmented_*_stable_*`) of the widths the size classes use.
+/// given after `;`) and the block kernel, over the caller's segments (no
+/// span known: the network over the items alone); after `@stable`, the
+/// stable kernels (`segmented_*_stable_*`) of the widths the size classes
+/// use; after `@known`, the kernels of the sample sort's buckets, told each
+/// listed segment's span (`span::Known`: compact words where it allows),
+/// of the widths the size classes use.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! entries {
     (@warps all widths) => {
@@ -936,36 +940,61 @@ macro_rules! entries {
             (k512, 16, 512)
         );
     };
-    (@kernels $stable:literal, ($chunks:ident, $warp:ident, $block:ident), $K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
+    (@known $stable:literal, ($chunks:ident, $warp:ident, $block:ident), $K:ty, $V:ty, $sfx:ident) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
         pub mod $sfx {
             use super::*;
             segmented_kernel!(
                 concat!(crate::kernel_name!($chunks), "_", stringify!($sfx)),
-                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane
-                /// (`spans` and `ids`: each listed segment's known span, or null: `span::Known`).
+                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane,
+                /// `spans` and `ids` each listed segment's known span (`span::Known`).
                 fn chunks<$K, $V>(chunk: u32, spans: *const $K, ids: *const u32)
                     => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>; [chunk, span::Known::new(spans, ids)]
             );
-            macro_rules! warp {
-                ($k:literal, $w:literal) => {
-                    segmented_kernel!(
-                        concat!(crate::kernel_name!($warp), $w, "_", stringify!($sfx)),
-                        /// Segments of up to `32 * k` items, a warp each
-                        /// (`spans` and `ids`: as the chunks').
-                        fn k<$K, $V>(spans: *const $K, ids: *const u32)
-                            => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>;
-                            [span::Known::new(spans, ids)]
-                    );
-                };
+            /// Kernels of width 512.
+            pub mod k512 {
+                use super::*;
+                segmented_kernel!(
+                    concat!(crate::kernel_name!($warp), 512, "_", stringify!($sfx)),
+                    /// Segments of up to 512 items, a warp each (`spans` and `ids`: as the chunks').
+                    fn k<$K, $V>(spans: *const $K, ids: *const u32)
+                        => sort_warps::<$K, $V, 16, { warp_sort_batch(16) as usize }, $stable>;
+                        [span::Known::new(spans, ids)]
+                );
             }
-            entries!(@warps $($widths)*);
             segmented_kernel!(
                 concat!(crate::kernel_name!($block), "_", stringify!($sfx)),
                 /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each
                 /// (`spans` and `ids`: as the chunks').
                 fn block<$K, $V>(spans: *const $K, ids: *const u32)
                     => sort_blocks::<$K, $V, $stable>; [span::Known::new(spans, ids)]
+            );
+        }
+    };
+    (@kernels $stable:literal, ($chunks:ident, $warp:ident, $block:ident), $K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
+        #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
+        pub mod $sfx {
+            use super::*;
+            segmented_kernel!(
+                concat!(crate::kernel_name!($chunks), "_", stringify!($sfx)),
+                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
+                fn chunks<$K, $V>(chunk: u32)
+                    => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>; [chunk, None]
+            );
+            macro_rules! warp {
+                ($k:literal, $w:literal) => {
+                    segmented_kernel!(
+                        concat!(crate::kernel_name!($warp), $w, "_", stringify!($sfx)),
+                        /// Segments of up to `32 * k` items, a warp each.
+                        fn k<$K, $V>() => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>; [None]
+                    );
+                };
+            }
+            entries!(@warps $($widths)*);
+            segmented_kernel!(
+                concat!(crate::kernel_name!($block), "_", stringify!($sfx)),
+                /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each.
+                fn block<$K, $V>() => sort_blocks::<$K, $V, $stable>; [None]
             );
         }
     };
@@ -992,4 +1021,26 @@ pub mod stable {
         };
     }
     crate::for_stable_tiles!(stable_entries);
+}
+
+/// The kernels of the sample sort's buckets (`segmented_*_known_*`), told
+/// each listed segment's span: the items of 8 bytes, which take the compact
+/// words (`config::compact_words`; the host's plan takes them for the same
+/// items), unstable and stable (`u32` payloads, values or ranks). Other
+/// items' buckets take the caller's kernels: the span would not change
+/// their network.
+#[cfg(target_arch = "nvptx64")]
+pub mod known {
+    use super::*;
+    entries!(@known false, (segmented_chunks_known, segmented_warp_known, segmented_block_known), u32, u32, u32_u32);
+    entries!(@known false, (segmented_chunks_known, segmented_warp_known, segmented_block_known), u64, (), u64);
+    /// The stable kernels of the sample sort's buckets.
+    pub mod stable {
+        use super::*;
+        entries!(
+            @known true,
+            (segmented_chunks_stable_known, segmented_warp_stable_known, segmented_block_stable_known),
+            u32, u32, u32_u32
+        );
+    }
 }

@@ -299,15 +299,15 @@ pub(crate) struct KnownSpans {
     pub ids: DevPtr,
 }
 
-/// A segmented kernel's last two parameters: the known spans, or nulls.
-fn known_params(known: Option<KnownSpans>) -> [Param; 2] {
-    let k = known.unwrap_or(KnownSpans { spans: 0, ids: 0 });
-    [Param::Ptr(k.spans), Param::Ptr(k.ids)]
+/// A segmented kernel's last parameters: the known spans' two (the
+/// `_known` kernels), or none.
+fn known_params(known: Option<KnownSpans>) -> Vec<Param> {
+    known.map_or(Vec::new(), |k| vec![Param::Ptr(k.spans), Param::Ptr(k.ids)])
 }
 
 /// `segmented_chunks_*` (device `segmented::sort_chunks`): segments of up
 /// to `chunk` items, several per warp; `stable`: `segmented_chunks_stable_*`;
-/// `known`: as [`SegmentedBlock`]'s.
+/// `known`: `segmented_chunks_known_*`, as [`SegmentedBlock`]'s.
 pub(crate) struct SegmentedChunks<'a> {
     pub items: &'a Items,
     pub segments: Segments,
@@ -318,7 +318,7 @@ pub(crate) struct SegmentedChunks<'a> {
 
 impl Kernel for SegmentedChunks<'_> {
     fn id(&self) -> KernelId {
-        let family = if self.stable { Family::SegmentedChunksStable } else { Family::SegmentedChunks };
+        let family = Family::SegmentedChunks.segmented(self.stable, self.known.is_some());
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
@@ -328,7 +328,7 @@ impl Kernel for SegmentedChunks<'_> {
 
 /// `segmented_warp{w}_*` (device `segmented::sort_warps`): segments of up
 /// to `width` items, a warp each; `stable`: `segmented_warp_stable{w}_*`;
-/// `known`: as [`SegmentedBlock`]'s.
+/// `known`: `segmented_warp_known{w}_*`, as [`SegmentedBlock`]'s.
 pub(crate) struct SegmentedWarp<'a> {
     pub width: u32,
     pub items: &'a Items,
@@ -339,7 +339,7 @@ pub(crate) struct SegmentedWarp<'a> {
 
 impl Kernel for SegmentedWarp<'_> {
     fn id(&self) -> KernelId {
-        let family = if self.stable { Family::SegmentedWarpStable } else { Family::SegmentedWarp };
+        let family = Family::SegmentedWarp.segmented(self.stable, self.known.is_some());
         KernelId::with_width(family, self.width, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
@@ -349,8 +349,9 @@ impl Kernel for SegmentedWarp<'_> {
 
 /// `segmented_block_*` (device `segmented::sort_blocks`): segments of up to
 /// a block's tile, a block each; `stable`: `segmented_block_stable_*`;
-/// `known`: each listed segment's span (the sample sort's buckets: the
-/// compact words where the span fits).
+/// `known`: `segmented_block_known_*` (and `_stable_known_`), told each
+/// listed segment's span (the sample sort's buckets: the compact words
+/// where the span fits).
 pub(crate) struct SegmentedBlock<'a> {
     pub items: &'a Items,
     pub segments: Segments,
@@ -360,7 +361,7 @@ pub(crate) struct SegmentedBlock<'a> {
 
 impl Kernel for SegmentedBlock<'_> {
     fn id(&self) -> KernelId {
-        let family = if self.stable { Family::SegmentedBlockStable } else { Family::SegmentedBlock };
+        let family = Family::SegmentedBlock.segmented(self.stable, self.known.is_some());
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {

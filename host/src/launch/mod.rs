@@ -196,6 +196,12 @@ pub(crate) enum Family {
     SegmentedChunksStable,
     SegmentedWarpStable,
     SegmentedBlockStable,
+    SegmentedChunksKnown,
+    SegmentedWarpKnown,
+    SegmentedBlockKnown,
+    SegmentedChunksStableKnown,
+    SegmentedWarpStableKnown,
+    SegmentedBlockStableKnown,
     SegmentClassesCount,
     SegmentClassesList,
     SegmentBoundaries,
@@ -240,6 +246,29 @@ impl Family {
         }
     }
 
+    /// A segmented kernel's family (`SegmentedChunks`, `SegmentedWarp` or
+    /// `SegmentedBlock`) as launched: its stable kernels where `stable`,
+    /// those told each segment's span where `known` (the sample sort's
+    /// buckets, `segmented::known` on the device).
+    pub fn segmented(self, stable: bool, known: bool) -> Family {
+        use Family::*;
+        match (self, stable, known) {
+            (SegmentedChunks, false, false) => SegmentedChunks,
+            (SegmentedChunks, true, false) => SegmentedChunksStable,
+            (SegmentedChunks, false, true) => SegmentedChunksKnown,
+            (SegmentedChunks, true, true) => SegmentedChunksStableKnown,
+            (SegmentedWarp, false, false) => SegmentedWarp,
+            (SegmentedWarp, true, false) => SegmentedWarpStable,
+            (SegmentedWarp, false, true) => SegmentedWarpKnown,
+            (SegmentedWarp, true, true) => SegmentedWarpStableKnown,
+            (SegmentedBlock, false, false) => SegmentedBlock,
+            (SegmentedBlock, true, false) => SegmentedBlockStable,
+            (SegmentedBlock, false, true) => SegmentedBlockKnown,
+            (SegmentedBlock, true, true) => SegmentedBlockStableKnown,
+            (f, ..) => unreachable!("{f:?} is not a segmented kernel's family"),
+        }
+    }
+
     /// The name the device exports the family's kernels by.
     pub fn name(self) -> &'static str {
         match self {
@@ -260,6 +289,12 @@ impl Family {
             Family::SegmentedChunksStable => names::SEGMENTED_CHUNKS_STABLE,
             Family::SegmentedWarpStable => names::SEGMENTED_WARP_STABLE,
             Family::SegmentedBlockStable => names::SEGMENTED_BLOCK_STABLE,
+            Family::SegmentedChunksKnown => names::SEGMENTED_CHUNKS_KNOWN,
+            Family::SegmentedWarpKnown => names::SEGMENTED_WARP_KNOWN,
+            Family::SegmentedBlockKnown => names::SEGMENTED_BLOCK_KNOWN,
+            Family::SegmentedChunksStableKnown => names::SEGMENTED_CHUNKS_STABLE_KNOWN,
+            Family::SegmentedWarpStableKnown => names::SEGMENTED_WARP_STABLE_KNOWN,
+            Family::SegmentedBlockStableKnown => names::SEGMENTED_BLOCK_STABLE_KNOWN,
             Family::SegmentClassesCount => names::SEGMENT_CLASSES_COUNT,
             Family::SegmentClassesList => names::SEGMENT_CLASSES_LIST,
             Family::SegmentBoundaries => names::SEGMENT_BOUNDARIES,

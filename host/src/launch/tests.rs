@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use warpsort_kernels::config::{
     BLOCK_MERGE_KEYS_PER_THREAD, MERGE_KEYS_PER_LANE, PAPER_BUFFERS, WARP_SIZE, WARP_SORT_KEYS_PER_LANE,
-    WARP_SORT_MAX_SEGMENT,
+    WARP_SORT_MAX_SEGMENT, compact_words,
 };
 use warpsort_kernels::ordered::{Fields, View, mode};
 
@@ -107,25 +107,33 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
             oversampling: 2,
             bounds: 3,
         }));
-        let known = Some(KnownSpans { spans: 8, ids: 9 });
+        // The sample sort's buckets of 8-byte items take the kernels told their spans.
+        let told = Some(KnownSpans { spans: 8, ids: 9 });
+        let spans = |stable: bool| {
+            let takes = compact_words(kind.item_bytes() as u32);
+            [None].into_iter().chain(takes.then_some(told)).map(move |known| (stable, known))
+        };
         if PLAIN.contains(&kind) {
-            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: false, known }));
-            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: false, known }));
-            for k in WARP_SORT_KEYS_PER_LANE {
-                all.push(Box::new(SegmentedWarp {
-                    width: WARP_SIZE * k,
-                    items: it,
-                    segments: rows,
-                    stable: false,
-                    known,
-                }));
+            for (stable, known) in spans(false) {
+                all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable, known }));
+                all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable, known }));
+                for k in WARP_SORT_KEYS_PER_LANE {
+                    // The size classes take one warp width (`SegmentKernel::for_class`).
+                    if known.is_some() && WARP_SIZE * k != WARP_SORT_MAX_SEGMENT {
+                        continue;
+                    }
+                    let width = WARP_SIZE * k;
+                    all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable, known }));
+                }
             }
         }
         if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
-            all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable: true, known }));
-            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: true, known }));
-            let width = WARP_SORT_MAX_SEGMENT;
-            all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable: true, known }));
+            for (stable, known) in spans(true) {
+                all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable, known }));
+                all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable, known }));
+                let width = WARP_SORT_MAX_SEGMENT;
+                all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable, known }));
+            }
         }
         if PLAIN.contains(&kind) {
             all.push(Box::new(Verify { items: it, mode: 0, descents: 1, sum: 2 }));

@@ -64,15 +64,14 @@ impl SegmentLaunch {
     }
 
     pub fn id(&self, kind: ItemKind) -> KernelId {
-        let (chunks, warp, block) = match self.stable {
-            false => (Family::SegmentedChunks, Family::SegmentedWarp, Family::SegmentedBlock),
-            true => (Family::SegmentedChunksStable, Family::SegmentedWarpStable, Family::SegmentedBlockStable),
-        };
+        let family = |f: Family| f.segmented(self.stable, self.known_spans);
         let kind = self.items(kind);
         match self.kernel {
-            SegmentKernel::WarpChunks { .. } => KernelId::new(chunks, kind),
-            SegmentKernel::Warp { keys_per_lane } => KernelId::with_width(warp, WARP_SIZE * keys_per_lane, kind),
-            SegmentKernel::Block { .. } => KernelId::new(block, kind),
+            SegmentKernel::WarpChunks { .. } => KernelId::new(family(Family::SegmentedChunks), kind),
+            SegmentKernel::Warp { keys_per_lane } => {
+                KernelId::with_width(family(Family::SegmentedWarp), WARP_SIZE * keys_per_lane, kind)
+            }
+            SegmentKernel::Block { .. } => KernelId::new(family(Family::SegmentedBlock), kind),
         }
     }
 }
