@@ -228,3 +228,41 @@ fn names_and_item_kinds() {
     assert_eq!((it.keys, it.vals, it.n), (0x1000 + 80, 0x2000 + 40, 5));
     assert_eq!(Items::new(0x1000, 0x2000, 3, ItemKind::U32).vals, 0, "key-only items carry no payload address");
 }
+
+/// A segmented launch builds the kernel its plan names (stable, told the
+/// spans, width: one decision, `SegmentLaunch::id`), so the plan's list of
+/// kernels is what runs.
+#[test]
+fn segment_launches_build_the_planned_kernel() {
+    use crate::options::SegmentKernel;
+    use crate::plan::segments::SegmentLaunch;
+    let segments = Segments::Rows { n: 10, len: 5 };
+    for kind in [ItemKind::U32, ItemKind::U32U32, ItemKind::U64, ItemKind::U32Rank, ItemKind::U64U32] {
+        for kernel in [
+            SegmentKernel::WarpChunks { chunk: 64 },
+            SegmentKernel::Warp { keys_per_lane: 16 },
+            SegmentKernel::Block { tile: 2048 },
+        ] {
+            for (stable, known_spans) in [(false, false), (true, false), (false, true), (true, true)] {
+                let base = SegmentLaunch::new(kernel, 10, kind, &crate::policy::HOPPER);
+                let k = SegmentLaunch { known_spans, ..if stable { base.stable() } else { base } };
+                let it = &Items::new(1, 2, 10, k.items(kind));
+                let (stable, known) = (k.stable, known_spans.then_some(KnownSpans { spans: 3, ids: 4 }));
+                let built = match kernel {
+                    SegmentKernel::WarpChunks { chunk } => {
+                        SegmentedChunks { items: it, segments, chunk, stable, known }.id()
+                    }
+                    SegmentKernel::Warp { keys_per_lane } => {
+                        SegmentedWarp { width: WARP_SIZE * keys_per_lane, items: it, segments, stable, known }.id()
+                    }
+                    SegmentKernel::Block { .. } => SegmentedBlock { items: it, segments, stable, known }.id(),
+                };
+                assert_eq!(built, k.id(kind), "{kind:?} {kernel:?} stable {stable} known {known_spans}");
+            }
+        }
+    }
+    let block = SegmentLaunch::new(SegmentKernel::Block { tile: 2048 }, 1, ItemKind::U64, &crate::policy::HOPPER);
+    let told = SegmentLaunch { known_spans: true, ..block };
+    assert_eq!(told.id(ItemKind::U64).name(), "segmented_block_known_u64");
+    assert_eq!(told.stable().id(ItemKind::U32Rank).name(), "segmented_block_stable_known_u32_u32");
+}
