@@ -925,7 +925,9 @@ macro_rules! segmented_kernel {
 /// stable kernels (`segmented_*_stable_*`) of the widths the size classes
 /// use; after `@known`, the kernels of the sample sort's buckets, told each
 /// listed segment's span (`span::Known`: compact words where it allows),
-/// of the widths the size classes use.
+/// of the widths the size classes use. All three make their entry points
+/// in one arm (`@entry`), given the parameters past the items and bounds
+/// and what the sorts are told of the spans.
 #[cfg(target_arch = "nvptx64")]
 macro_rules! entries {
     (@warps all widths) => {
@@ -940,61 +942,45 @@ macro_rules! entries {
             (k512, 16, 512)
         );
     };
-    (@known $stable:literal, ($chunks:ident, $warp:ident, $block:ident), $K:ty, $V:ty, $sfx:ident) => {
-        #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
-        pub mod $sfx {
-            use super::*;
-            segmented_kernel!(
-                concat!(crate::kernel_name!($chunks), "_", stringify!($sfx)),
-                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane,
-                /// `spans` and `ids` each listed segment's known span (`span::Known`).
-                fn chunks<$K, $V>(chunk: u32, spans: *const $K, ids: *const u32)
-                    => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>; [chunk, span::Known::new(spans, ids)]
-            );
-            /// Kernels of width 512.
-            pub mod k512 {
-                use super::*;
-                segmented_kernel!(
-                    concat!(crate::kernel_name!($warp), 512, "_", stringify!($sfx)),
-                    /// Segments of up to 512 items, a warp each (`spans` and `ids`: as the chunks').
-                    fn k<$K, $V>(spans: *const $K, ids: *const u32)
-                        => sort_warps::<$K, $V, 16, { warp_sort_batch(16) as usize }, $stable>;
-                        [span::Known::new(spans, ids)]
-                );
-            }
-            segmented_kernel!(
-                concat!(crate::kernel_name!($block), "_", stringify!($sfx)),
-                /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each
-                /// (`spans` and `ids`: as the chunks').
-                fn block<$K, $V>(spans: *const $K, ids: *const u32)
-                    => sort_blocks::<$K, $V, $stable>; [span::Known::new(spans, ids)]
-            );
-        }
+    (@known $stable:literal, $names:tt, $K:ty, $V:ty, $sfx:ident) => {
+        entries!(
+            @entry $stable, $names, $K, $V, $sfx,
+            (spans: *const $K, ids: *const u32) => span::Known::new(spans, ids),
+            ", told each listed segment's span (`spans` and `ids`: `span::Known`)";
+            (k512, 16, 512)
+        );
     };
-    (@kernels $stable:literal, ($chunks:ident, $warp:ident, $block:ident), $K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
+    (@kernels $stable:literal, $names:tt, $K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
+        entries!(@entry $stable, $names, $K, $V, $sfx, () => None, ""; $($widths)*);
+    };
+    (
+        @entry $stable:literal, ($chunks:ident, $warp:ident, $block:ident), $K:ty, $V:ty, $sfx:ident,
+        ($($arg:ident: $t:ty),*) => $known:expr, $told:literal; $($widths:tt)*
+    ) => {
         #[doc = concat!("Entry points for `", stringify!($K), "` keys and `", stringify!($V), "` payloads.")]
         pub mod $sfx {
             use super::*;
             segmented_kernel!(
                 concat!(crate::kernel_name!($chunks), "_", stringify!($sfx)),
-                /// Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane.
-                fn chunks<$K, $V>(chunk: u32)
-                    => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>; [chunk, None]
+                #[doc = concat!("Segments of up to `chunk <= 256` items, several per warp, 8 keys per lane", $told, ".")]
+                fn chunks<$K, $V>(chunk: u32 $(, $arg: $t)*)
+                    => sort_chunks::<$K, $V, { KEYS_PER_LANE as usize }, $stable>; [chunk, $known]
             );
             macro_rules! warp {
                 ($k:literal, $w:literal) => {
                     segmented_kernel!(
                         concat!(crate::kernel_name!($warp), $w, "_", stringify!($sfx)),
-                        /// Segments of up to `32 * k` items, a warp each.
-                        fn k<$K, $V>() => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>; [None]
+                        #[doc = concat!("Segments of up to `32 * k` items, a warp each", $told, ".")]
+                        fn k<$K, $V>($($arg: $t),*)
+                            => sort_warps::<$K, $V, $k, { warp_sort_batch($k) as usize }, $stable>; [$known]
                     );
                 };
             }
             entries!(@warps $($widths)*);
             segmented_kernel!(
                 concat!(crate::kernel_name!($block), "_", stringify!($sfx)),
-                /// Segments of up to `blockDim * KEYS_PER_LANE` items, a block each.
-                fn block<$K, $V>() => sort_blocks::<$K, $V, $stable>; [None]
+                #[doc = concat!("Segments of up to `blockDim * KEYS_PER_LANE` items, a block each", $told, ".")]
+                fn block<$K, $V>($($arg: $t),*) => sort_blocks::<$K, $V, $stable>; [$known]
             );
         }
     };
