@@ -44,6 +44,11 @@ pub(crate) struct Policy {
     pub partition_threads: u32,
     /// Threads per block of kernels that run one job per warp.
     pub warp_kernel_threads: u32,
+    /// Grid cap of the segmented chunk kernel (`SegmentKernel::WarpChunks`):
+    /// its warps stride over the rest, so that each warp sorts several
+    /// rounds of short segments instead of one (about 16 blocks a
+    /// multiprocessor: `docs/PERFORMANCE.md`).
+    pub chunk_kernel_max_blocks: u32,
     /// Threads per block of element-wise kernels.
     pub elementwise_threads: u32,
     /// Grid cap of element-wise kernels (they stride over the rest).
@@ -242,6 +247,7 @@ pub(crate) const HOPPER: Policy = Policy {
     overlap_max_bytes: 32 << 20,
     partition_threads: 32,
     warp_kernel_threads: 256,
+    chunk_kernel_max_blocks: 16 * 132,
     elementwise_threads: 256,
     elementwise_max_blocks: 65_535,
     check_max_blocks: 8192,

@@ -9,6 +9,7 @@ warpsort_testkit::tests_main! {
         every_segment_length_and_size_u32,
         every_distribution_and_key_type,
         millions_of_keys_in_32_key_segments,
+        more_rows_than_the_chunk_grid,
         every_segment_kernel_on_the_lengths_it_fits,
     ],
 }
@@ -38,6 +39,15 @@ fn every_distribution_and_key_type(g: &Gpu) {
 
 fn millions_of_keys_in_32_key_segments(g: &Gpu) {
     check_segments::<u32>(g, Dist::Uniform, 1 << 22, 32, Order::Ascending);
+}
+
+/// More rows than the chunk kernel's grid covers at once (Hopper caps it
+/// at 2112 blocks of 8 warps): its warps take several rounds.
+fn more_rows_than_the_chunk_grid(g: &Gpu) {
+    for seg in [8, 32, 200] {
+        check_segments::<u32>(g, Dist::Uniform, (1 << 24) + 7, seg, Order::Ascending);
+    }
+    check_segments::<u64>(g, Dist::Zipf, 1 << 24, 16, Order::Descending);
 }
 
 fn every_segment_kernel_on_the_lengths_it_fits(g: &Gpu) {

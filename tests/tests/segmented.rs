@@ -14,6 +14,7 @@ warpsort_testkit::tests_main! {
         random_lengths_every_key_type_and_order,
         random_lengths_every_distribution,
         millions_of_keys_short_segments_and_one_long,
+        more_short_segments_than_the_chunk_grid,
         host_slices,
         bad_offsets_fail_and_leave_the_data_as_it_was,
         segmented_checks_count_only_descents_inside_segments,
@@ -117,6 +118,15 @@ fn millions_of_keys_short_segments_and_one_long(g: &Gpu) {
     check::<u32>(g, Dist::Uniform, &equal(32, 1 << 17), Order::Ascending);
     check::<u32>(g, Dist::Uniform, &random_offsets(1 << 22, 300, 5), Order::Ascending);
     check::<u32>(g, Dist::Uniform, &[0, 3, 3 + (1 << 21), (1 << 21) + 40], Order::Ascending);
+}
+
+/// More segments of up to 256 items than the chunk kernel's grid covers at
+/// once (Hopper caps it at 2112 blocks of 8 warps; a warp sorts 64
+/// segments of 8, 16 of 32 at a time): its warps take several rounds.
+fn more_short_segments_than_the_chunk_grid(g: &Gpu) {
+    check::<u32>(g, Dist::Uniform, &equal(8, 3 << 20), Order::Ascending);
+    check::<u32>(g, Dist::FewUnique, &equal(32, 1 << 19), Order::Descending);
+    check::<u32>(g, Dist::Uniform, &random_offsets(1 << 24, 64, 13), Order::Ascending);
 }
 
 fn host_slices(g: &Gpu) {

@@ -37,7 +37,8 @@ impl SegmentLaunch {
         let warps = p.warp_kernel_threads / WARP_SIZE;
         let shape = match kernel {
             SegmentKernel::WarpChunks { chunk } => {
-                Shape::covering(count, warps * (WARP_TILE / chunk), i32::MAX as u32).with_block(p.warp_kernel_threads)
+                Shape::covering(count, warps * (WARP_TILE / chunk), p.chunk_kernel_max_blocks)
+                    .with_block(p.warp_kernel_threads)
             }
             SegmentKernel::Warp { keys_per_lane } => {
                 Shape::covering(count, warps * warp_sort_batch(keys_per_lane), i32::MAX as u32)
@@ -322,6 +323,22 @@ mod tests {
         let bad_chunk = SegmentKernel::WarpChunks { chunk: 96 };
         assert!(RowsPlan::new(&o, shape, 1000, 100, Some(bad_chunk), &HOPPER).is_err());
         assert!(RowsPlan::new(&o, shape, 1000, 4, Some(SegmentKernel::WarpChunks { chunk: 4 }), &HOPPER).is_err());
+    }
+
+    #[test]
+    fn the_chunk_kernel_strides_past_its_grid_cap() {
+        let chunk = SegmentKernel::WarpChunks { chunk: 32 };
+        let per_block = (HOPPER.warp_kernel_threads / WARP_SIZE * (WARP_TILE / 32)) as usize;
+        // Few segments: a block for each group of them.
+        let few = SegmentLaunch::new(chunk, 3 * per_block + 1, ItemKind::U32, &HOPPER);
+        assert_eq!((few.shape.grid, few.shape.block), (4, HOPPER.warp_kernel_threads));
+        // Many: the cap, and each warp takes several rounds.
+        let many = SegmentLaunch::new(chunk, 1 << 22, ItemKind::U32, &HOPPER);
+        assert_eq!(many.shape.grid, HOPPER.chunk_kernel_max_blocks);
+        assert!(many.shape.grid as usize * per_block < 1 << 22);
+        // The other kernels keep a block or a warp a segment's batch.
+        let warp = SegmentLaunch::new(SegmentKernel::Warp { keys_per_lane: 16 }, 1 << 22, ItemKind::U32, &HOPPER);
+        assert!(warp.shape.grid > HOPPER.chunk_kernel_max_blocks);
     }
 
     #[test]
