@@ -26,6 +26,16 @@ macro_rules! warp_sort_widths {
         $m! { $($extra)*; (k32, 1, 32), (k64, 2, 64), (k128, 4, 128), (k256, 8, 256), (k512, 16, 512) }
     };
 }
+/// The warp kernel's width that the segments' size classes take
+/// (`segment_class`: segments of 257 to [`WARP_SORT_MAX_SEGMENT`] items; see
+/// [`warp_sort_widths!`]): the stable and the sample sort's kernels are
+/// built at this width alone.
+#[macro_export]
+macro_rules! class_warp_widths {
+    ($m:ident $(, $extra:tt)*) => {
+        $m! { $($extra)*; (k512, 16, 512) }
+    };
+}
 /// Warp bitonic merge-pass widths (see [`warp_sort_widths!`]): windows of `32 * k` outputs.
 #[macro_export]
 macro_rules! merge_pass_widths {
@@ -63,8 +73,9 @@ pub const fn warp_sort_batch(keys_per_lane: u32) -> u32 {
     if keys_per_lane >= 8 { 1 } else { 8 / keys_per_lane }
 }
 
-/// The largest segment one warp sorts: `32 * 16`.
-pub const WARP_SORT_MAX_SEGMENT: u32 = 512;
+/// The largest segment one warp sorts: `32 * 16`, the width of
+/// [`class_warp_widths!`].
+pub const WARP_SORT_MAX_SEGMENT: u32 = WARP_SIZE * class_warp_widths!(widths_array)[0];
 
 /// Keys each thread holds in registers in the block sort, the fused bitonic
 /// stages and the GPU-Warpsort tile and merge kernels.

@@ -923,9 +923,9 @@ macro_rules! segmented_kernel {
 /// given after `;`) and the block kernel, over the caller's segments (no
 /// span known: the network over the items alone); after `@stable`, the
 /// stable kernels (`segmented_*_stable_*`) of the widths the size classes
-/// use; after `@known`, the kernels of the sample sort's buckets, told each
-/// listed segment's span (`span::Known`: compact words where it allows),
-/// of the widths the size classes use. All three make their entry points
+/// use (`config::class_warp_widths!`); after `@known`, the kernels of the
+/// sample sort's buckets, told each listed segment's span (`span::Known`:
+/// compact words where it allows), of the same widths. All three make their entry points
 /// in one arm (`@entry`), given the parameters past the items and bounds
 /// and what the sorts are told of the spans.
 #[cfg(target_arch = "nvptx64")]
@@ -937,18 +937,24 @@ macro_rules! entries {
         width_modules!(warp; $(($module, $k, $w)),*);
     };
     (@stable $K:ty, $V:ty, $sfx:ident) => {
-        entries!(
-            @kernels true, (segmented_chunks_stable, segmented_warp_stable, segmented_block_stable), $K, $V, $sfx;
-            (k512, 16, 512)
+        crate::class_warp_widths!(
+            entries,
+            (@kernels true, (segmented_chunks_stable, segmented_warp_stable, segmented_block_stable), $K, $V, $sfx)
         );
     };
     (@known $stable:literal, $names:tt, $K:ty, $V:ty, $sfx:ident) => {
-        entries!(
-            @entry $stable, $names, $K, $V, $sfx,
-            (spans: *const $K, ids: *const u32) => span::Known::new(spans, ids),
-            ", told each listed segment's span (`spans` and `ids`: `span::Known`)";
-            (k512, 16, 512)
+        crate::class_warp_widths!(
+            entries,
+            (
+                @entry $stable, $names, $K, $V, $sfx,
+                (spans: *const $K, ids: *const u32) => span::Known::new(spans, ids),
+                ", told each listed segment's span (`spans` and `ids`: `span::Known`)"
+            )
         );
+    };
+    // A width list's call back (`class_warp_widths!`): the arm's head, then the widths.
+    (($($head:tt)*); $($widths:tt)*) => {
+        entries!($($head)*; $($widths)*);
     };
     (@kernels $stable:literal, $names:tt, $K:ty, $V:ty, $sfx:ident; $($widths:tt)*) => {
         entries!(@entry $stable, $names, $K, $V, $sfx, () => None, ""; $($widths)*);
