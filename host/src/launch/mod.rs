@@ -252,21 +252,15 @@ impl Family {
     /// buckets, `segmented::known` on the device).
     pub fn segmented(self, stable: bool, known: bool) -> Family {
         use Family::*;
-        match (self, stable, known) {
-            (SegmentedChunks, false, false) => SegmentedChunks,
-            (SegmentedChunks, true, false) => SegmentedChunksStable,
-            (SegmentedChunks, false, true) => SegmentedChunksKnown,
-            (SegmentedChunks, true, true) => SegmentedChunksStableKnown,
-            (SegmentedWarp, false, false) => SegmentedWarp,
-            (SegmentedWarp, true, false) => SegmentedWarpStable,
-            (SegmentedWarp, false, true) => SegmentedWarpKnown,
-            (SegmentedWarp, true, true) => SegmentedWarpStableKnown,
-            (SegmentedBlock, false, false) => SegmentedBlock,
-            (SegmentedBlock, true, false) => SegmentedBlockStable,
-            (SegmentedBlock, false, true) => SegmentedBlockKnown,
-            (SegmentedBlock, true, true) => SegmentedBlockStableKnown,
-            (f, ..) => unreachable!("{f:?} is not a segmented kernel's family"),
-        }
+        // A row per kernel; columns: the caller's, stable, known, both.
+        const VARIANTS: [[Family; 4]; 3] = [
+            [SegmentedChunks, SegmentedChunksStable, SegmentedChunksKnown, SegmentedChunksStableKnown],
+            [SegmentedWarp, SegmentedWarpStable, SegmentedWarpKnown, SegmentedWarpStableKnown],
+            [SegmentedBlock, SegmentedBlockStable, SegmentedBlockKnown, SegmentedBlockStableKnown],
+        ];
+        let row = VARIANTS.iter().position(|r| r[0] == self);
+        let row = row.unwrap_or_else(|| unreachable!("{self:?} is not a segmented kernel's family"));
+        VARIANTS[row][stable as usize + 2 * known as usize]
     }
 
     /// The name the device exports the family's kernels by.
