@@ -1,7 +1,8 @@
 //! The steps suite: GPU-Warpsort's time per kernel (the profiler's CUDA
 //! events around each launch) for keys, pairs and 16-byte pairs, step 1
 //! alone at every tile size, the sample sort's kernels (`u32` keys and
-//! pairs, `u64` keys, `(u32, u32)` keys with their encoding), and the fused
+//! pairs, `u64` keys, `(u32, u32)` keys with their encoding; `u32` keys at
+//! 2^28 too), and the fused
 //! bitonic sort's kernels.
 
 use warpsort::{Algorithm, KernelTime, MergeSortConfig, Order, SortKey, SortOptions, TileSort, Tuple};
@@ -97,6 +98,10 @@ pub fn steps(b: &mut Bench) -> Result<()> {
         drop(keys_in);
         sample_steps(b, &input::<u64>(Dist::Uniform, m), "u64", false)?;
         sample_steps(b, &input::<Tuple<(u32, u32)>>(Dist::Uniform, m), "u32x2", false)?;
+    }
+    // 2^28 keys: the final buckets average 4096 there (1024 at 2^26).
+    if !b.opts.no_sample {
+        sample_steps(b, &input::<u32>(Dist::Uniform, 1 << 28), "keys", false)?;
     }
     progress("fused bitonic time per kernel, n = 2^24, keys");
     let times = profiled::<u32, u32>(b, &keys_in, false, &SortOptions::algorithm(Algorithm::Bitonic))?;
