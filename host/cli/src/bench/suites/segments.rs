@@ -1,5 +1,6 @@
-//! The segments suite: 2^24 keys in segments of 32 to 4096 (equal rows, and
-//! the same cut given as offsets) and of random lengths, beside CUB's
+//! The segments suite: 2^24 keys in segments of 32 to 8192 (equal rows, and
+//! the same cut given as offsets; 1024 to 8192 each block kernel's class,
+//! the sample sort's buckets' sizes) and of random lengths, beside CUB's
 //! DeviceSegmentedSort (and segmented radix sort) on the same input.
 
 use warpsort_testkit::data::{Dist, random_offsets};
@@ -10,7 +11,7 @@ use crate::bench::{Bench, Result, input, progress};
 pub fn segments(b: &mut Bench) -> Result<()> {
     let n = 1usize << 24;
     let keys_in = input::<u32>(Dist::Uniform, n);
-    let mut cases: Vec<(String, Vec<u32>, Option<usize>)> = [32usize, 128, 1024, 4096]
+    let mut cases: Vec<(String, Vec<u32>, Option<usize>)> = [32usize, 128, 1024, 2048, 4096, 8192]
         .into_iter()
         .map(|len| (format!("/seg={len}"), (0..=n / len).map(|i| (i * len) as u32).collect(), Some(len)))
         .collect();
