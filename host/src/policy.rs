@@ -4,6 +4,8 @@
 //! parameter a caller left at zero; the measurements behind the numbers are
 //! in `docs/PERFORMANCE.md`, not here.
 
+use warpsort_kernels::config::BLOCK_SORT_MAX_TILE;
+
 use crate::launch::{ItemKind, Shape};
 use crate::options::Algorithm;
 
@@ -49,6 +51,11 @@ pub(crate) struct Policy {
     /// rounds of short segments instead of one (about 16 blocks a
     /// multiprocessor: `docs/PERFORMANCE.md`).
     pub chunk_kernel_max_blocks: u32,
+    /// Segmented block sorts of `u32` keys alone in tiles of at least this
+    /// many keys run the dual block kernel (`segmented_block_dual`: the
+    /// registers of two such blocks a multiprocessor); smaller tiles keep
+    /// the registers of one (`docs/PERFORMANCE.md`).
+    pub dual_block_min_tile: u32,
     /// Threads per block of element-wise kernels.
     pub elementwise_threads: u32,
     /// Grid cap of element-wise kernels (they stride over the rest).
@@ -248,6 +255,7 @@ pub(crate) const HOPPER: Policy = Policy {
     partition_threads: 32,
     warp_kernel_threads: 256,
     chunk_kernel_max_blocks: 16 * 132,
+    dual_block_min_tile: BLOCK_SORT_MAX_TILE,
     elementwise_threads: 256,
     elementwise_max_blocks: 65_535,
     check_max_blocks: 8192,

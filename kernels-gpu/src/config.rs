@@ -94,14 +94,27 @@ pub const BLOCK_SORT_MAX_TILE: u32 = 1024 * KEYS_PER_LANE;
 /// The smallest block sort tile (one warp).
 pub const BLOCK_SORT_MIN_TILE: u32 = WARP_TILE;
 
+/// The launch bound of `segmented_block_dual` (`segmented::dual`): two
+/// blocks of the largest tile's 1,024 threads share a multiprocessor's
+/// registers (32 a thread), so that while one block waits at a barrier the
+/// other runs. `segmented_block` keeps the bound of one such block.
+///
+/// ```
+/// use warpsort_kernels::config::{DUAL_BLOCK_THREADS_PER_SM, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
+/// assert_eq!(DUAL_BLOCK_THREADS_PER_SM, 2 * BLOCK_SORT_MAX_TILE / KEYS_PER_LANE);
+/// ```
+pub const DUAL_BLOCK_THREADS_PER_SM: u32 = 2 * BLOCK_SORT_MAX_TILE / KEYS_PER_LANE;
+
 /// [`LAUNCH_BOUNDS`]: the block sorts', then the distribution pass's of
 /// each `(scatter, count)` family pair (ordered words, and keys read
 /// through a view: the same bounds). The first prefix that matches a
-/// kernel bounds it: `u32` keys with values before `u32` keys alone.
+/// kernel bounds it: `u32` keys with values before `u32` keys alone, the
+/// dual block kernel before the other segmented block kernels.
 macro_rules! launch_bounds {
     ($(($scatter:ident, $count:ident)),*) => {
         [
             (concat!(crate::kernel_name!(block_sort), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
+            (concat!(crate::kernel_name!(segmented_block_dual), "_"), DUAL_BLOCK_THREADS_PER_SM),
             (concat!(crate::kernel_name!(segmented_block), "_"), BLOCK_SORT_MAX_TILE / KEYS_PER_LANE),
             (concat!(crate::kernel_name!(distribute_sample), "_"), distribute::MAX_SAMPLE_THREADS),
             $(
@@ -131,7 +144,7 @@ macro_rules! launch_bounds {
 /// use warpsort_kernels::config::{LAUNCH_BOUNDS, BLOCK_SORT_MAX_TILE, KEYS_PER_LANE};
 /// assert!(LAUNCH_BOUNDS.contains(&("block_sort_", BLOCK_SORT_MAX_TILE / KEYS_PER_LANE)));
 /// ```
-pub const LAUNCH_BOUNDS: [(&str, u32); 13] =
+pub const LAUNCH_BOUNDS: [(&str, u32); 14] =
     launch_bounds!((distribute_scatter, distribute_count), (distribute_scatter_viewed, distribute_count_viewed));
 
 /// The launch bounds of a build for a user's key type (`warpsort-build`):

@@ -67,6 +67,9 @@ macro_rules! kernel_name {
     (segmented_warp_stable) => {
         "segmented_warp_stable"
     };
+    (segmented_block_dual) => {
+        "segmented_block_dual"
+    };
     (segmented_block_stable) => {
         "segmented_block_stable"
     };
@@ -231,6 +234,9 @@ names! {
     SEGMENTED_WARP = segmented_warp;
     /// Segments sorted a block each.
     SEGMENTED_BLOCK = segmented_block;
+    /// `SEGMENTED_BLOCK` of `u32` keys alone with registers for two blocks
+    /// of the largest tile a multiprocessor (`config::DUAL_BLOCK_THREADS_PER_SM`).
+    SEGMENTED_BLOCK_DUAL = segmented_block_dual;
     /// Segments of up to 256 items, several per warp, equal keys in input order.
     SEGMENTED_CHUNKS_STABLE = segmented_chunks_stable;
     /// Segments sorted a warp each, equal keys in input order (width: the warp's items).

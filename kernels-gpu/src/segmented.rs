@@ -1000,6 +1000,23 @@ macro_rules! entries {
 #[cfg(target_arch = "nvptx64")]
 crate::for_items!(entries);
 
+/// The block kernel of `u32` keys alone (`segmented_block_dual_u32`) under
+/// the launch bound of two blocks of the largest tile a multiprocessor
+/// (`config::DUAL_BLOCK_THREADS_PER_SM`): the same sort as
+/// `segmented_block_u32`, in 32 registers a thread. The host runs it for
+/// the largest tiles (`Policy::dual_block_min_tile`), where a block of
+/// 1,024 threads alone on a multiprocessor idles it at each barrier;
+/// smaller tiles run faster with the registers of one block.
+#[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))]
+pub mod dual {
+    use super::*;
+    segmented_kernel!(
+        concat!(crate::kernel_name!(segmented_block_dual), "_u32"),
+        /// Segments of up to `blockDim * KEYS_PER_LANE` `u32` keys, a block each.
+        fn block<u32, ()>() => sort_blocks::<u32, (), false>; [None]
+    );
+}
+
 /// The stable segmented kernels' entry points: items with 4-byte payloads,
 /// which are values (the sample sort's stable buckets) or ranks moved as
 /// values (the stable segmented sorts, whose ranks ascend in each segment:

@@ -11,6 +11,7 @@ warpsort_testkit::tests_main! {
         millions_of_keys_in_32_key_segments,
         more_rows_than_the_chunk_grid,
         every_segment_kernel_on_the_lengths_it_fits,
+        rows_of_the_largest_block_tile,
     ],
 }
 
@@ -50,6 +51,20 @@ fn more_rows_than_the_chunk_grid(g: &Gpu) {
     check_segments::<u64>(g, Dist::Zipf, 1 << 24, 16, Order::Descending);
 }
 
+/// Rows of the largest block tile (4,097 to 8,192 keys): 4-byte keys alone
+/// take the dual block kernel (`segmented_block_dual`, two blocks a
+/// multiprocessor), other items the block kernel; every distribution.
+fn rows_of_the_largest_block_tile(g: &Gpu) {
+    for dist in Dist::ALL {
+        for seg in [4097, 6000, 8192] {
+            check_segments::<u32>(g, dist, 40 * seg + 17, seg, Order::Ascending);
+            check_segments::<i32>(g, dist, 3 * seg + 1, seg, Order::Descending);
+            check_segments::<f32>(g, dist, 3 * seg, seg, Order::Ascending);
+            check_segments::<u64>(g, dist, 3 * seg + 5, seg, Order::Descending);
+        }
+    }
+}
+
 fn every_segment_kernel_on_the_lengths_it_fits(g: &Gpu) {
     use warpsort::SegmentKernel as S;
     use warpsort_testkit::cpu;
@@ -65,9 +80,10 @@ fn every_segment_kernel_on_the_lengths_it_fits(g: &Gpu) {
         S::Warp { keys_per_lane: 16 },
         S::Block { tile: 256 },
         S::Block { tile: 2048 },
+        S::Block { tile: 8192 },
     ];
     for kernel in kernels {
-        for seg in [1, 5, 31, 32, 33, 64, 100, 256, 300, 512, 2000] {
+        for seg in [1, 5, 31, 32, 33, 64, 100, 256, 300, 512, 2000, 8000] {
             if !kernel.fits(seg) {
                 continue;
             }

@@ -35,7 +35,9 @@ impl Gpu {
                 let width = warpsort_kernels::config::WARP_SIZE * keys_per_lane;
                 self.launch(&SegmentedWarp { width, items, segments, stable, known }, k.shape)
             }
-            SegmentKernel::Block { .. } => self.launch(&SegmentedBlock { items, segments, stable, known }, k.shape),
+            SegmentKernel::Block { .. } => {
+                self.launch(&SegmentedBlock { items, segments, stable, known, dual: k.dual() }, k.shape)
+            }
         }
     }
 

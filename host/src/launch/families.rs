@@ -351,16 +351,23 @@ impl Kernel for SegmentedWarp<'_> {
 /// a block's tile, a block each; `stable`: `segmented_block_stable_*`;
 /// `known`: `segmented_block_known_*` (and `_stable_known_`), told each
 /// listed segment's span (the sample sort's buckets: the compact words
-/// where the span fits).
+/// where the span fits); `dual`: `segmented_block_dual_u32` (`u32` keys
+/// alone, the caller's segments: registers for two of the largest blocks a
+/// multiprocessor).
 pub(crate) struct SegmentedBlock<'a> {
     pub items: &'a Items,
     pub segments: Segments,
     pub stable: bool,
     pub known: Option<KnownSpans>,
+    pub dual: bool,
 }
 
 impl Kernel for SegmentedBlock<'_> {
     fn id(&self) -> KernelId {
+        if self.dual {
+            debug_assert!(!self.stable && self.known.is_none(), "the dual kernel sorts the caller's segments");
+            return KernelId::new(Family::SegmentedBlockDual, self.items.kind);
+        }
         let family = Family::SegmentedBlock.segmented(self.stable, self.known.is_some());
         KernelId::new(family, self.items.kind)
     }

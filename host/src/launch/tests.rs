@@ -116,7 +116,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         if PLAIN.contains(&kind) {
             for (stable, known) in spans(false) {
                 all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable, known }));
-                all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable, known }));
+                all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable, known, dual: false }));
                 for k in WARP_SORT_KEYS_PER_LANE {
                     // The size classes take one warp width (`SegmentKernel::for_class`).
                     if known.is_some() && WARP_SIZE * k != WARP_SORT_MAX_SEGMENT {
@@ -127,10 +127,14 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
                 }
             }
         }
+        if kind == ItemKind::U32 {
+            // The largest tiles of `u32` keys (`Policy::dual_block_min_tile`).
+            all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable: false, known: None, dual: true }));
+        }
         if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
             for (stable, known) in spans(true) {
                 all.push(Box::new(SegmentedChunks { items: it, segments: rows, chunk: 8, stable, known }));
-                all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable, known }));
+                all.push(Box::new(SegmentedBlock { items: it, segments: rows, stable, known, dual: false }));
                 let width = WARP_SORT_MAX_SEGMENT;
                 all.push(Box::new(SegmentedWarp { width, items: it, segments: rows, stable, known }));
             }
@@ -242,6 +246,7 @@ fn segment_launches_build_the_planned_kernel() {
             SegmentKernel::WarpChunks { chunk: 64 },
             SegmentKernel::Warp { keys_per_lane: 16 },
             SegmentKernel::Block { tile: 2048 },
+            SegmentKernel::Block { tile: 8192 },
         ] {
             for (stable, known_spans) in [(false, false), (true, false), (false, true), (true, true)] {
                 let base = SegmentLaunch::new(kernel, 10, kind, &crate::policy::HOPPER);
@@ -255,7 +260,9 @@ fn segment_launches_build_the_planned_kernel() {
                     SegmentKernel::Warp { keys_per_lane } => {
                         SegmentedWarp { width: WARP_SIZE * keys_per_lane, items: it, segments, stable, known }.id()
                     }
-                    SegmentKernel::Block { .. } => SegmentedBlock { items: it, segments, stable, known }.id(),
+                    SegmentKernel::Block { .. } => {
+                        SegmentedBlock { items: it, segments, stable, known, dual: k.dual() }.id()
+                    }
                 };
                 assert_eq!(built, k.id(kind), "{kind:?} {kernel:?} stable {stable} known {known_spans}");
             }
@@ -265,4 +272,12 @@ fn segment_launches_build_the_planned_kernel() {
     let told = SegmentLaunch { known_spans: true, ..block };
     assert_eq!(told.id(ItemKind::U64).name(), "segmented_block_known_u64");
     assert_eq!(told.stable().id(ItemKind::U32Rank).name(), "segmented_block_stable_known_u32_u32");
+    // `u32` keys alone in the largest tiles take the dual block kernel; smaller
+    // tiles and other items the block kernel; it has no stable build.
+    let hopper = &crate::policy::HOPPER;
+    let block = |tile, kind| SegmentLaunch::new(SegmentKernel::Block { tile }, 1, kind, hopper);
+    assert_eq!(block(8192, ItemKind::U32).id(ItemKind::U32).name(), "segmented_block_dual_u32");
+    assert_eq!(block(4096, ItemKind::U32).id(ItemKind::U32).name(), "segmented_block_u32");
+    assert_eq!(block(8192, ItemKind::U32U32).id(ItemKind::U32U32).name(), "segmented_block_u32_u32");
+    assert!(block(8192, ItemKind::U32).dual() && !block(8192, ItemKind::U32).stable().dual());
 }

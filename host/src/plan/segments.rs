@@ -30,6 +30,9 @@ pub(crate) struct SegmentLaunch {
     /// span allows (`span::Known`: the spans' table and each listed
     /// segment's id).
     pub known_spans: bool,
+    /// The block kernel's dual build (`segmented_block_dual`): `u32` keys
+    /// alone in tiles of at least `Policy::dual_block_min_tile`.
+    pub dual: bool,
 }
 
 impl SegmentLaunch {
@@ -47,7 +50,19 @@ impl SegmentLaunch {
             SegmentKernel::Block { tile } => Shape::new(count.min(i32::MAX as usize) as u32, tile / KEYS_PER_LANE)
                 .with_smem(tile * kind.item_bytes() as u32),
         };
-        SegmentLaunch { kernel, shape, stable: kind.is_ranked(), known_spans: false }
+        let dual = matches!(kernel, SegmentKernel::Block { tile } if tile >= p.dual_block_min_tile)
+            && kind == Self::DUAL_ITEMS;
+        SegmentLaunch { kernel, shape, stable: kind.is_ranked(), known_spans: false, dual }
+    }
+
+    /// The items the dual block kernel is built for (`segmented::dual` on
+    /// the device).
+    const DUAL_ITEMS: ItemKind = ItemKind::U32;
+
+    /// Whether the launch runs the dual block kernel: the caller's
+    /// segments, unstable (it has no stable or `known` build).
+    pub fn dual(&self) -> bool {
+        self.dual && !self.stable && !self.known_spans
     }
 
     /// The same launch of the stable kernel (built for the items of
@@ -72,6 +87,7 @@ impl SegmentLaunch {
             SegmentKernel::Warp { keys_per_lane } => {
                 KernelId::with_width(family(Family::SegmentedWarp), WARP_SIZE * keys_per_lane, kind)
             }
+            SegmentKernel::Block { .. } if self.dual() => KernelId::new(Family::SegmentedBlockDual, kind),
             SegmentKernel::Block { .. } => KernelId::new(family(Family::SegmentedBlock), kind),
         }
     }
