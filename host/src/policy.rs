@@ -14,6 +14,9 @@ use crate::options::Algorithm;
 pub(crate) struct Policy {
     /// Which GPUs this table is for, for reports.
     pub name: &'static str,
+    /// The GPU's multiprocessors (`DeviceInfo::sms`): [`for_device`] puts
+    /// them in; the tables hold an H200's 132.
+    pub sms: u32,
     /// The merge sort's step-1 tile for items of up to 8 bytes.
     pub tile: usize,
     /// The step-1 tile for 4-byte items in sorts of at least
@@ -46,11 +49,11 @@ pub(crate) struct Policy {
     pub partition_threads: u32,
     /// Threads per block of kernels that run one job per warp.
     pub warp_kernel_threads: u32,
-    /// Grid cap of the segmented chunk kernel (`SegmentKernel::WarpChunks`):
-    /// its warps stride over the rest, so that each warp sorts several
-    /// rounds of short segments instead of one (about 16 blocks a
-    /// multiprocessor: `docs/PERFORMANCE.md`).
-    pub chunk_kernel_max_blocks: u32,
+    /// Grid cap of the segmented chunk kernel (`SegmentKernel::WarpChunks`),
+    /// in blocks a multiprocessor ([`Policy::chunk_kernel_max_blocks`]): its
+    /// warps stride over the rest, so that each warp sorts several rounds
+    /// of short segments instead of one (`docs/PERFORMANCE.md`).
+    pub chunk_kernel_blocks_per_sm: u32,
     /// Segmented block sorts of `u32` keys alone in tiles of at least this
     /// many keys run the dual block kernel (`segmented_block_dual`: the
     /// registers of two such blocks a multiprocessor); smaller tiles keep
@@ -115,6 +118,12 @@ const HOPPER_SAMPLE: [SampleRange; 8] = [
 ];
 
 impl Policy {
+    /// The segmented chunk kernel's grid cap: `chunk_kernel_blocks_per_sm`
+    /// blocks on each of the GPU's multiprocessors.
+    pub fn chunk_kernel_max_blocks(&self) -> u32 {
+        self.chunk_kernel_blocks_per_sm * self.sms
+    }
+
     /// An element-wise kernel's launch over `work` items.
     pub fn elementwise(&self, work: usize) -> Shape {
         Shape::covering(work, self.elementwise_threads, self.elementwise_max_blocks)
@@ -240,6 +249,7 @@ pub(crate) const SAMPLE: SampleTuning = SampleTuning {
 /// --suite tune` and the launch-rule runs of `docs/runs/`.
 pub(crate) const HOPPER: Policy = Policy {
     name: "sm_90 (tuned on an H200)",
+    sms: 132,
     tile: 8192,
     tile_large: 16384,
     large_tile_min_tiles: 128,
@@ -254,7 +264,7 @@ pub(crate) const HOPPER: Policy = Policy {
     overlap_max_bytes: 32 << 20,
     partition_threads: 32,
     warp_kernel_threads: 256,
-    chunk_kernel_max_blocks: 16 * 132,
+    chunk_kernel_blocks_per_sm: 16,
     dual_block_min_tile: BLOCK_SORT_MAX_TILE,
     elementwise_threads: 256,
     elementwise_max_blocks: 65_535,
@@ -277,13 +287,15 @@ pub(crate) const PRE_HOPPER: Policy = Policy { name: "sm_70 to sm_89 (Hopper's t
 /// Every table, for the properties that must hold whatever the GPU.
 pub(crate) const ALL: [&Policy; 2] = [&HOPPER, &PRE_HOPPER];
 
-/// The table for a GPU of compute capability `major.minor`.
+/// The table for a GPU of compute capability `major.minor` with `sms`
+/// multiprocessors.
 ///
 /// ```ignore
-/// assert_eq!(for_device((9, 0)).name, HOPPER.name);
+/// assert_eq!(for_device((9, 0), 114).name, HOPPER.name);
 /// ```
-pub(crate) fn for_device((major, _minor): (i32, i32)) -> &'static Policy {
-    if major >= 9 { &HOPPER } else { &PRE_HOPPER }
+pub(crate) fn for_device((major, _minor): (i32, i32), sms: u32) -> Policy {
+    let table = if major >= 9 { HOPPER } else { PRE_HOPPER };
+    Policy { sms, ..table }
 }
 
 #[cfg(test)]
@@ -292,9 +304,17 @@ mod tests {
 
     #[test]
     fn every_gpu_has_a_table() {
-        assert_eq!(for_device((9, 0)), &HOPPER);
-        assert_eq!(for_device((10, 0)), &HOPPER);
-        assert_eq!(for_device((8, 0)), &PRE_HOPPER);
-        assert_eq!(for_device((7, 0)), &PRE_HOPPER);
+        assert_eq!(for_device((9, 0), 132), HOPPER);
+        assert_eq!(for_device((10, 0), 132), HOPPER);
+        assert_eq!(for_device((8, 0), 132), PRE_HOPPER);
+        assert_eq!(for_device((7, 0), 132), PRE_HOPPER);
+    }
+
+    #[test]
+    fn grid_caps_scale_with_the_multiprocessors() {
+        // An H100 PCIe: 114 multiprocessors.
+        let h100 = for_device((9, 0), 114);
+        assert_eq!(h100.chunk_kernel_max_blocks(), 16 * 114);
+        assert_eq!(HOPPER.chunk_kernel_max_blocks(), 16 * 132);
     }
 }

@@ -43,7 +43,8 @@ fn millions_of_keys_in_32_key_segments(g: &Gpu) {
 }
 
 /// More rows than the chunk kernel's grid covers at once (Hopper caps it
-/// at 2112 blocks of 8 warps): its warps take several rounds.
+/// at 16 blocks of 8 warps a multiprocessor, 2,112 on an H200): its warps
+/// take several rounds.
 fn more_rows_than_the_chunk_grid(g: &Gpu) {
     for seg in [8, 32, 200] {
         check_segments::<u32>(g, Dist::Uniform, (1 << 24) + 7, seg, Order::Ascending);

@@ -121,8 +121,9 @@ fn millions_of_keys_short_segments_and_one_long(g: &Gpu) {
 }
 
 /// More segments of up to 256 items than the chunk kernel's grid covers at
-/// once (Hopper caps it at 2112 blocks of 8 warps; a warp sorts 64
-/// segments of 8, 16 of 32 at a time): its warps take several rounds.
+/// once (Hopper caps it at 16 blocks of 8 warps a multiprocessor, 2,112
+/// on an H200; a warp sorts 64 segments of 8, 16 of 32 at a time): its
+/// warps take several rounds on GPUs of fewer than 256 multiprocessors.
 fn more_short_segments_than_the_chunk_grid(g: &Gpu) {
     check::<u32>(g, Dist::Uniform, &equal(8, 3 << 20), Order::Ascending);
     check::<u32>(g, Dist::FewUnique, &equal(32, 1 << 19), Order::Descending);

@@ -73,7 +73,7 @@ pub struct Gpu {
     /// The loaded kernels, shared with [`Gpu::with_stream`] copies.
     module: Arc<Module>,
     info: DeviceInfo,
-    policy: &'static Policy,
+    policy: Policy,
     /// Temporary storage the operations without a caller's [`Scratch`]
     /// reuse (one per stream: [`Gpu::with_stream`] copies get their own).
     pub(crate) scratch: Mutex<Scratch>,
@@ -169,7 +169,7 @@ impl Gpu {
     }
 
     fn on_stream(ctx: Arc<CudaContext>, stream: Arc<CudaStream>, module: Arc<Module>, info: DeviceInfo) -> Self {
-        let policy = policy::for_device(info.compute_capability);
+        let policy = policy::for_device(info.compute_capability, info.sms);
         Gpu {
             ctx,
             stream,
@@ -237,8 +237,8 @@ impl Gpu {
     }
 
     /// The tuning table of this GPU's class.
-    pub(crate) fn policy(&self) -> &'static Policy {
-        self.policy
+    pub(crate) fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     /// Waits for all of warpsort's queued work.

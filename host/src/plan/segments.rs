@@ -40,7 +40,7 @@ impl SegmentLaunch {
         let warps = p.warp_kernel_threads / WARP_SIZE;
         let shape = match kernel {
             SegmentKernel::WarpChunks { chunk } => {
-                Shape::covering(count, warps * (WARP_TILE / chunk), p.chunk_kernel_max_blocks)
+                Shape::covering(count, warps * (WARP_TILE / chunk), p.chunk_kernel_max_blocks())
                     .with_block(p.warp_kernel_threads)
             }
             SegmentKernel::Warp { keys_per_lane } => {
@@ -350,11 +350,11 @@ mod tests {
         assert_eq!((few.shape.grid, few.shape.block), (4, HOPPER.warp_kernel_threads));
         // Many: the cap, and each warp takes several rounds.
         let many = SegmentLaunch::new(chunk, 1 << 22, ItemKind::U32, &HOPPER);
-        assert_eq!(many.shape.grid, HOPPER.chunk_kernel_max_blocks);
+        assert_eq!(many.shape.grid, HOPPER.chunk_kernel_max_blocks());
         assert!(many.shape.grid as usize * per_block < 1 << 22);
         // The other kernels keep a block or a warp a segment's batch.
         let warp = SegmentLaunch::new(SegmentKernel::Warp { keys_per_lane: 16 }, 1 << 22, ItemKind::U32, &HOPPER);
-        assert!(warp.shape.grid > HOPPER.chunk_kernel_max_blocks);
+        assert!(warp.shape.grid > HOPPER.chunk_kernel_max_blocks());
     }
 
     #[test]
