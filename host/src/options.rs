@@ -544,8 +544,9 @@ pub enum SegmentKernel {
         /// Items per lane: 1, 2, 4, 8 or 16.
         keys_per_lane: u32,
     },
-    /// One block per segment, a power-of-two tile (256 to 8192) in shared
-    /// memory and registers.
+    /// One block per segment, a tile of whole warps (a multiple of 256, from
+    /// 256 to 8192) in shared memory and registers; tiles between powers of
+    /// two run the next power's network with fewer warps.
     Block {
         /// Items in the block's tile.
         tile: u32,
@@ -579,6 +580,8 @@ impl SegmentKernel {
     /// use warpsort::SegmentKernel;
     /// assert_eq!(SegmentKernel::for_len(33).unwrap(), SegmentKernel::WarpChunks { chunk: 64 });
     /// assert_eq!(SegmentKernel::for_len(512).unwrap(), SegmentKernel::Warp { keys_per_lane: 16 });
+    /// assert_eq!(SegmentKernel::for_len(600).unwrap(), SegmentKernel::Block { tile: 768 });
+    /// assert_eq!(SegmentKernel::for_len(5000).unwrap(), SegmentKernel::Block { tile: 6144 });
     /// assert_eq!(SegmentKernel::for_len(8192).unwrap(), SegmentKernel::Block { tile: 8192 });
     /// assert!(SegmentKernel::for_len(8193).is_err());
     /// ```
@@ -588,7 +591,8 @@ impl SegmentKernel {
             return Err(Error::BadSegment { len, max: BLOCK_SORT_MAX_TILE as usize });
         }
         // Segments of one item need no sorting; the smallest kernel does nothing to them.
-        Ok(SegmentKernel::for_class(segment_class(len as u32).max(1)).expect("classes 1 to 11 have kernels"))
+        Ok(SegmentKernel::for_class(segment_class(len as u32).max(1))
+            .expect("the classes below the long one have kernels"))
     }
 
     /// The longest segment this kernel sorts (0 for parameters no kernel has).
@@ -602,7 +606,7 @@ impl SegmentKernel {
             }
             SegmentKernel::Warp { keys_per_lane } => WARP_SORT_KEYS_PER_LANE.contains(&keys_per_lane),
             SegmentKernel::Block { tile } => {
-                tile.is_power_of_two() && (BLOCK_SORT_MIN_TILE..=BLOCK_SORT_MAX_TILE).contains(&tile)
+                tile.is_multiple_of(WARP_TILE) && (BLOCK_SORT_MIN_TILE..=BLOCK_SORT_MAX_TILE).contains(&tile)
             }
         };
         match (*self, ok) {

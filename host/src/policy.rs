@@ -9,7 +9,8 @@ use warpsort_kernels::config::BLOCK_SORT_MAX_TILE;
 use crate::launch::{ItemKind, Shape};
 use crate::options::Algorithm;
 
-/// One device class's launch choices.
+/// The launch choices of one GPU: its device class's table, with the
+/// GPU's own multiprocessor count ([`for_device`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Policy {
     /// Which GPUs this table is for, for reports.
@@ -59,6 +60,13 @@ pub(crate) struct Policy {
     /// registers of two such blocks a multiprocessor); smaller tiles keep
     /// the registers of one (`docs/PERFORMANCE.md`).
     pub dual_block_min_tile: u32,
+    /// Segments given by offsets in a block class between two powers of
+    /// two (a tile of three quarters of the larger) take a launch of their
+    /// own where the class holds at least this many a multiprocessor
+    /// ([`Policy::own_launch_min_segments`]); fewer join the next class's
+    /// launch, whose tile holds them too, since every launch ends in a tail
+    /// of its last blocks (`docs/PERFORMANCE.md`).
+    pub between_class_min_segments_per_sm: u32,
     /// Threads per block of element-wise kernels.
     pub elementwise_threads: u32,
     /// Grid cap of element-wise kernels (they stride over the rest).
@@ -122,6 +130,13 @@ impl Policy {
     /// blocks on each of the GPU's multiprocessors.
     pub fn chunk_kernel_max_blocks(&self) -> u32 {
         self.chunk_kernel_blocks_per_sm * self.sms
+    }
+
+    /// The fewest segments a block class between two powers of two takes
+    /// a launch of its own for: `between_class_min_segments_per_sm` on each
+    /// of the GPU's multiprocessors.
+    pub fn own_launch_min_segments(&self) -> usize {
+        (self.between_class_min_segments_per_sm * self.sms) as usize
     }
 
     /// An element-wise kernel's launch over `work` items.
@@ -265,7 +280,8 @@ pub(crate) const HOPPER: Policy = Policy {
     partition_threads: 32,
     warp_kernel_threads: 256,
     chunk_kernel_blocks_per_sm: 16,
-    dual_block_min_tile: BLOCK_SORT_MAX_TILE,
+    dual_block_min_tile: BLOCK_SORT_MAX_TILE / 4 * 3,
+    between_class_min_segments_per_sm: 8,
     elementwise_threads: 256,
     elementwise_max_blocks: 65_535,
     check_max_blocks: 8192,

@@ -245,8 +245,11 @@ pub const fn tile_merge_smem_slots(tile: u32) -> u32 {
 /// class 0 holds the segments of 0 or 1 items (nothing to sort), classes 1 to 6
 /// the chunks of 8 to 256 items (several segments per warp, [`KEYS_PER_LANE`]
 /// keys per lane), class [`SEGMENT_CLASS_WARP`] the segments of up to 512 (a warp
-/// each, 16 keys per lane), classes 8 to 11 the block tiles of 1024 to 8192, and [`SEGMENT_CLASS_LONG`]
-/// the segments past [`BLOCK_SORT_MAX_TILE`], sorted by the full merge sort.
+/// each, 16 keys per lane), classes 8 to 15 the block tiles, at three quarters
+/// of each power of two and at the power (768, 1024, 1536, ..., 6144, 8192:
+/// a block of the tile's warps runs the power's network, so a segment
+/// fills more than half of its tile), and [`SEGMENT_CLASS_LONG`] the segments
+/// past [`BLOCK_SORT_MAX_TILE`], sorted by the full merge sort.
 ///
 /// ```
 /// use warpsort_kernels::config::*;
@@ -254,10 +257,13 @@ pub const fn tile_merge_smem_slots(tile: u32) -> u32 {
 /// assert_eq!(segment_class(2), 1);
 /// assert_eq!(segment_class_capacity(segment_class(33)), 64);
 /// assert_eq!(segment_class(512), SEGMENT_CLASS_WARP);
+/// assert_eq!(segment_class_capacity(segment_class(513)), 768);
+/// assert_eq!(segment_class_capacity(segment_class(769)), 1024);
+/// assert_eq!(segment_class_capacity(segment_class(4097)), 6144);
 /// assert_eq!(segment_class_capacity(segment_class(8192)), BLOCK_SORT_MAX_TILE);
 /// assert_eq!(segment_class(8193), SEGMENT_CLASS_LONG);
 /// ```
-pub const SEGMENT_CLASSES: usize = 13;
+pub const SEGMENT_CLASSES: usize = 17;
 /// The class of the longest segments (past [`BLOCK_SORT_MAX_TILE`]).
 pub const SEGMENT_CLASS_LONG: u32 = SEGMENT_CLASSES as u32 - 1;
 /// The last class sorted several segments per warp (chunks of 256 items).
@@ -268,23 +274,40 @@ pub const SEGMENT_CLASS_WARP: u32 = 7;
 /// The smallest chunk of the several-segments-per-warp kernel: one lane's keys.
 pub const SEGMENT_MIN_CHUNK: u32 = KEYS_PER_LANE;
 
+/// `ceil(log2(len))` for `len >= 2`.
+const fn ceil_log2(len: u32) -> u32 {
+    32 - (len - 1).leading_zeros()
+}
+
 /// The size class of a segment of `len` items (see [`SEGMENT_CLASSES`]).
 pub const fn segment_class(len: u32) -> u32 {
     if len <= 1 {
         0
     } else if len > BLOCK_SORT_MAX_TILE {
         SEGMENT_CLASS_LONG
-    } else {
+    } else if len <= WARP_SORT_MAX_SEGMENT {
         let len = if len < SEGMENT_MIN_CHUNK { SEGMENT_MIN_CHUNK } else { len };
-        // ceil(log2(len)) - 2: 8 -> 1, 16 -> 2, ..., 8192 -> 11.
-        32 - (len - 1).leading_zeros() - 2
+        // ceil(log2(len)) - 2: 8 -> 1, 16 -> 2, ..., 512 -> 7.
+        ceil_log2(len) - 2
+    } else {
+        // Two a power past the warp's: 768 -> 8, 1024 -> 9, ..., 8192 -> 15.
+        let p = ceil_log2(len);
+        let three_quarters = len <= 3 << (p - 2);
+        SEGMENT_CLASS_WARP + 1 + 2 * (p - ceil_log2(WARP_SORT_MAX_SEGMENT) - 1) + !three_quarters as u32
     }
 }
 
 /// The items a kernel of class `1..SEGMENT_CLASS_LONG` covers per segment
-/// (its chunk or tile): `2^(class + 2)`.
+/// (its chunk or tile): `2^(class + 2)` up to the warp's class, then three
+/// quarters of a power of two and the power, in turn.
 pub const fn segment_class_capacity(class: u32) -> u32 {
-    1 << (class + 2)
+    if class <= SEGMENT_CLASS_WARP {
+        1 << (class + 2)
+    } else {
+        let k = class - SEGMENT_CLASS_WARP - 1;
+        let power = WARP_SORT_MAX_SEGMENT << (k / 2 + 1);
+        if k % 2 == 0 { power / 4 * 3 } else { power }
+    }
 }
 
 /// Words of the offsets check's result: the first `i` with

@@ -947,7 +947,7 @@ macro_rules! entries {
             entries,
             (
                 @entry $stable, $names, $K, $V, $sfx,
-                (spans: *const $K, ids: *const u32) => span::Known::new(spans, ids),
+                (spans: *const $K, ids: *const u32) => Some(span::Known::new(spans, ids)),
                 ", told each listed segment's span (`spans` and `ids`: `span::Known`)"
             )
         );

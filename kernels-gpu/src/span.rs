@@ -82,11 +82,11 @@ pub struct Known<K> {
 
 impl<K: SpanKey> Known<K> {
     /// The spans of `spans` (two keys a segment) for the segments `ids`
-    /// names, a listed entry each; `None` where either is null (no span
-    /// known: the caller's own segments).
+    /// names, a listed entry each (the `_known` kernels' parameters; the
+    /// caller's own segments have no table: `None` in the kernels).
     #[inline(always)]
-    pub fn new(spans: *const K, ids: *const u32) -> Option<Self> {
-        (!spans.is_null() && !ids.is_null()).then_some(Known { spans, ids })
+    pub fn new(spans: *const K, ids: *const u32) -> Self {
+        Known { spans, ids }
     }
 
     /// The span of listed entry `j`, where it is known.

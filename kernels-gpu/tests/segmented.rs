@@ -39,8 +39,10 @@ enum Kernel {
     Chunks(u32, Spans),
     /// `sort_warps` with 16 keys a lane (segments up to 512).
     Warps(Spans),
-    /// `sort_blocks` with blocks of 128 threads (segments up to 1024).
-    Blocks(Spans),
+    /// `sort_blocks` with blocks of this many threads (segments up to 8
+    /// keys a thread): 128, and 96 (three warps: the tile of 768 runs the
+    /// network of 1024, its fourth warp absent).
+    Blocks(u32, Spans),
 }
 
 /// Keys as `u64` and back (the tests' spans widened in `u64`).
@@ -51,7 +53,7 @@ impl TestKey for u64 {}
 impl Kernel {
     fn spans(self) -> Spans {
         match self {
-            Kernel::Chunks(_, s) | Kernel::Warps(s) | Kernel::Blocks(s) => s,
+            Kernel::Chunks(_, s) | Kernel::Warps(s) | Kernel::Blocks(_, s) => s,
         }
     }
 
@@ -59,7 +61,7 @@ impl Kernel {
         match self {
             Kernel::Chunks(c, _) => c as usize,
             Kernel::Warps(_) => 32 * 16,
-            Kernel::Blocks(_) => 128 * N,
+            Kernel::Blocks(threads, _) => threads as usize * N,
         }
     }
 }
@@ -96,13 +98,15 @@ fn run<K: TestKey, V: Word, const STABLE: bool>(kernel: Kernel, keys: &mut [K], 
     let (n, count) = (keys.len() as u64, list.len() as u64);
     let (grid, threads, smem) = match kernel {
         Kernel::Chunks(..) | Kernel::Warps(_) => (2, 2 * WARP_SIZE, 0),
-        Kernel::Blocks(_) => (3, 128, 128 * N * size_of::<Pair<K, V>>().max(size_of::<K::Placed>())),
+        Kernel::Blocks(threads, _) => {
+            (3, threads, threads as usize * N * size_of::<Pair<K, V>>().max(size_of::<K::Placed>()))
+        }
     };
     launch(grid, threads, smem, move || {
         let (k, v, l, s, i) = (k, v, l, s, i);
         let items = Items::<K, V> { keys: k.0, vals: v.0 };
         let bounds = Bounds::new(l.0, count, n, 0);
-        let known = if told { Known::new(s.0.cast_const(), i.0.cast_const()) } else { None };
+        let known = told.then(|| Known::new(s.0.cast_const(), i.0.cast_const()));
         // SAFETY: the list's segments lie inside the arrays, each within
         // the kernel's capacity, the spans' table holds theirs; the shared
         // memory holds a block's tile.
@@ -112,7 +116,7 @@ fn run<K: TestKey, V: Word, const STABLE: bool>(kernel: Kernel, keys: &mut [K], 
                 Kernel::Warps(_) => {
                     sort_warps::<K, V, 16, { warp_sort_batch(16) as usize }, STABLE>(items, bounds, known)
                 }
-                Kernel::Blocks(_) => sort_blocks::<K, V, STABLE>(items, bounds, known),
+                Kernel::Blocks(..) => sort_blocks::<K, V, STABLE>(items, bounds, known),
             }
         }
     });
@@ -217,7 +221,16 @@ fn a_warp_a_segment() {
 
 #[test]
 fn a_block_a_segment() {
-    every_span(&[Spans::Found, Spans::Given(0), Spans::Given(1 << 20)], Kernel::Blocks);
+    every_span(&[Spans::Found, Spans::Given(0), Spans::Given(1 << 20)], |s| Kernel::Blocks(128, s));
+}
+
+/// A block of three warps, whose tile (768, a class between powers of two)
+/// runs the network of 1,024 with its fourth warp's slots as pads; and of
+/// five (1,280, the network of 2,048).
+#[test]
+fn a_block_of_warps_between_powers_of_two() {
+    every_span(&[Spans::Found], |s| Kernel::Blocks(96, s));
+    every_span(&[Spans::Unknown], |s| Kernel::Blocks(160, s));
 }
 
 /// `count_classes` then `list_classes` (the blocks' shared counts, one

@@ -10,7 +10,7 @@ use warpsort_testkit::data::{random_offsets, sorted_runs};
 use warpsort_testkit::{Dist, check_sort, check_sort_pairs, cpu, keys};
 
 warpsort_testkit::tests_main! {
-    gpu: [merge_sorts, presorted_input, bitonic_and_paper, segmented_family, permutations_and_checks],
+    gpu: [merge_sorts, sample_sort, presorted_input, bitonic_and_paper, segmented_family, permutations_and_checks],
 }
 
 /// Two tiles' worth and more: step 1, partitions and merge passes.
@@ -31,6 +31,14 @@ fn merge_sorts(g: &Gpu) {
     }
     check_sort::<i16>(g, Dist::Gaussian, N, &SortOptions::default());
     check_sort::<f64>(g, Dist::Uniform, N, &SortOptions { stable: true, ..Default::default() });
+}
+
+/// The sample sort's passes (sampling, counts, scan, scatter) and its
+/// buckets' kernels: keys, and stable pairs.
+fn sample_sort(g: &Gpu) {
+    let o = SortOptions::algorithm(Algorithm::SampleSort);
+    check_sort::<u32>(g, Dist::Uniform, 5 * N, &o);
+    check_sort_pairs::<u32>(g, Dist::FewUnique, 5 * N, &SortOptions { stable: true, ..o });
 }
 
 /// The order scan, the reversal and the merge of runs (sorts that scan).
@@ -62,12 +70,14 @@ fn same_bits<K: SortKey>(a: &[K], b: &[K]) -> bool {
 
 fn segmented_family(g: &Gpu) {
     let s = g.stream();
-    // Rows by every kernel of the family, and past a block's tile.
+    // Rows by every kernel of the family (3,000: a tile of three quarters of
+    // a power of two; 5,000: the dual block kernel), and past a block's tile.
     let kernels = [
         (20, Some(SegmentKernel::WarpChunks { chunk: 32 })),
         (200, Some(SegmentKernel::Warp { keys_per_lane: 8 })),
         (400, None),
         (3000, None),
+        (5000, None),
         (9000, None),
     ];
     for (len, kernel) in kernels {

@@ -12,6 +12,7 @@ warpsort_testkit::tests_main! {
         more_rows_than_the_chunk_grid,
         every_segment_kernel_on_the_lengths_it_fits,
         rows_of_the_largest_block_tile,
+        rows_of_the_tiles_between_powers_of_two,
     ],
 }
 
@@ -52,16 +53,32 @@ fn more_rows_than_the_chunk_grid(g: &Gpu) {
     check_segments::<u64>(g, Dist::Zipf, 1 << 24, 16, Order::Descending);
 }
 
-/// Rows of the largest block tile (4,097 to 8,192 keys): 4-byte keys alone
-/// take the dual block kernel (`segmented_block_dual`, two blocks a
-/// multiprocessor), other items the block kernel; every distribution.
+/// Rows of the largest block tiles (4,097 to 8,192 keys: the tiles of
+/// 6,144 and 8,192): 4-byte keys alone take the dual block kernel
+/// (`segmented_block_dual`, two blocks a multiprocessor), other items the
+/// block kernel; every distribution.
 fn rows_of_the_largest_block_tile(g: &Gpu) {
     for dist in Dist::ALL {
-        for seg in [4097, 6000, 8192] {
+        for seg in [4097, 6000, 6144, 6145, 8192] {
             check_segments::<u32>(g, dist, 40 * seg + 17, seg, Order::Ascending);
             check_segments::<i32>(g, dist, 3 * seg + 1, seg, Order::Descending);
             check_segments::<f32>(g, dist, 3 * seg, seg, Order::Ascending);
             check_segments::<u64>(g, dist, 3 * seg + 5, seg, Order::Descending);
+        }
+    }
+}
+
+/// Rows of each block tile of three quarters of a power of two (768, 1,536,
+/// 3,072: a block of that many warps runs the next power's network, the
+/// absent warps' slots as pads), at, below and just past its length, every
+/// distribution and key width.
+fn rows_of_the_tiles_between_powers_of_two(g: &Gpu) {
+    for dist in Dist::ALL {
+        for seg in [513, 700, 768, 769, 1025, 1500, 1536, 2049, 3000, 3072] {
+            check_segments::<u32>(g, dist, 20 * seg + 17, seg, Order::Ascending);
+            check_segments::<i32>(g, dist, 3 * seg + 1, seg, Order::Descending);
+            check_segments::<u64>(g, dist, 3 * seg + 5, seg, Order::Ascending);
+            check_segments::<f64>(g, dist, 2 * seg, seg, Order::Descending);
         }
     }
 }
@@ -80,11 +97,14 @@ fn every_segment_kernel_on_the_lengths_it_fits(g: &Gpu) {
         S::Warp { keys_per_lane: 8 },
         S::Warp { keys_per_lane: 16 },
         S::Block { tile: 256 },
+        S::Block { tile: 768 },
+        S::Block { tile: 1280 },
         S::Block { tile: 2048 },
+        S::Block { tile: 6144 },
         S::Block { tile: 8192 },
     ];
     for kernel in kernels {
-        for seg in [1, 5, 31, 32, 33, 64, 100, 256, 300, 512, 2000, 8000] {
+        for seg in [1, 5, 31, 32, 33, 64, 100, 256, 300, 512, 700, 1200, 2000, 6000, 8000] {
             if !kernel.fits(seg) {
                 continue;
             }

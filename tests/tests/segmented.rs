@@ -15,6 +15,7 @@ warpsort_testkit::tests_main! {
         random_lengths_every_distribution,
         millions_of_keys_short_segments_and_one_long,
         more_short_segments_than_the_chunk_grid,
+        classes_between_powers_of_two_alone_and_joined,
         host_slices,
         bad_offsets_fail_and_leave_the_data_as_it_was,
         segmented_checks_count_only_descents_inside_segments,
@@ -118,6 +119,31 @@ fn millions_of_keys_short_segments_and_one_long(g: &Gpu) {
     check::<u32>(g, Dist::Uniform, &equal(32, 1 << 17), Order::Ascending);
     check::<u32>(g, Dist::Uniform, &random_offsets(1 << 22, 300, 5), Order::Ascending);
     check::<u32>(g, Dist::Uniform, &[0, 3, 3 + (1 << 21), (1 << 21) + 40], Order::Ascending);
+}
+
+/// The block classes between two powers of two (tiles of 768 to 6,144):
+/// with many segments each takes a launch of its own (on an H200, from
+/// 8 x 132 = 1,056 segments), with few it joins the next class's; the
+/// lengths at and around each class's bounds, mixed.
+fn classes_between_powers_of_two_alone_and_joined(g: &Gpu) {
+    let bounds = [513usize, 700, 768, 769, 1025, 1536, 1537, 2049, 3072, 3073, 4097, 6144, 6145, 8192];
+    for per_class in [3usize, 1100] {
+        // Each length `per_class` times, in a shuffled order.
+        let mut lens: Vec<usize> = bounds.iter().flat_map(|&l| std::iter::repeat_n(l, per_class)).collect();
+        let r = warpsort_testkit::data::keys::<u64>(Dist::Uniform, lens.len(), per_class as u64);
+        let mut order: Vec<usize> = (0..lens.len()).collect();
+        order.sort_by_key(|&i| r[i]);
+        lens = order.into_iter().map(|i| lens[i]).collect();
+        let mut off = vec![0u32];
+        for l in lens {
+            off.push(off.last().unwrap() + l as u32);
+        }
+        check::<u32>(g, Dist::Uniform, &off, Order::Ascending);
+        if per_class == 3 {
+            check::<f32>(g, Dist::Gaussian, &off, Order::Descending);
+            check::<u64>(g, Dist::FewUnique, &off, Order::Ascending);
+        }
+    }
 }
 
 /// More segments of up to 256 items than the chunk kernel's grid covers at

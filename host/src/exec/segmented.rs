@@ -36,7 +36,7 @@ impl Gpu {
                 self.launch(&SegmentedWarp { width, items, segments, stable, known }, k.shape)
             }
             SegmentKernel::Block { .. } => {
-                self.launch(&SegmentedBlock { items, segments, stable, known, dual: k.dual() }, k.shape)
+                self.launch(&SegmentedBlock { items, segments, stable, known, dual: k.dual }, k.shape)
             }
         }
     }

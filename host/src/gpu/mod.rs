@@ -236,7 +236,8 @@ impl Gpu {
         self.policy.name
     }
 
-    /// The tuning table of this GPU's class.
+    /// This GPU's launch choices: its class's table, with its own
+    /// multiprocessor count.
     pub(crate) fn policy(&self) -> &Policy {
         &self.policy
     }

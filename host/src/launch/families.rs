@@ -318,7 +318,7 @@ pub(crate) struct SegmentedChunks<'a> {
 
 impl Kernel for SegmentedChunks<'_> {
     fn id(&self) -> KernelId {
-        let family = Family::SegmentedChunks.segmented(self.stable, self.known.is_some());
+        let family = Family::SegmentedChunks.segmented(self.stable, self.known.is_some(), false);
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
@@ -339,7 +339,7 @@ pub(crate) struct SegmentedWarp<'a> {
 
 impl Kernel for SegmentedWarp<'_> {
     fn id(&self) -> KernelId {
-        let family = Family::SegmentedWarp.segmented(self.stable, self.known.is_some());
+        let family = Family::SegmentedWarp.segmented(self.stable, self.known.is_some(), false);
         KernelId::with_width(family, self.width, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
@@ -364,11 +364,7 @@ pub(crate) struct SegmentedBlock<'a> {
 
 impl Kernel for SegmentedBlock<'_> {
     fn id(&self) -> KernelId {
-        if self.dual {
-            debug_assert!(!self.stable && self.known.is_none(), "the dual kernel sorts the caller's segments");
-            return KernelId::new(Family::SegmentedBlockDual, self.items.kind);
-        }
-        let family = Family::SegmentedBlock.segmented(self.stable, self.known.is_some());
+        let family = Family::SegmentedBlock.segmented(self.stable, self.known.is_some(), self.dual);
         KernelId::new(family, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {

@@ -250,9 +250,16 @@ impl Family {
     /// A segmented kernel's family (`SegmentedChunks`, `SegmentedWarp` or
     /// `SegmentedBlock`) as launched: its stable kernels where `stable`,
     /// those told each segment's span where `known` (the sample sort's
-    /// buckets, `segmented::known` on the device).
-    pub fn segmented(self, stable: bool, known: bool) -> Family {
+    /// buckets, `segmented::known` on the device), the block kernel's dual
+    /// build where `dual` (`segmented::dual`: the plan takes it for the
+    /// caller's segments alone, unstable). The one naming rule of the
+    /// segmented launches, for the plan and the launch alike.
+    pub fn segmented(self, stable: bool, known: bool, dual: bool) -> Family {
         use Family::*;
+        if dual {
+            debug_assert!(self == SegmentedBlock && !stable && !known, "the dual kernel sorts the caller's segments");
+            return SegmentedBlockDual;
+        }
         // A row per kernel; columns: the caller's, stable, known, both.
         const VARIANTS: [[Family; 4]; 3] = [
             [SegmentedChunks, SegmentedChunksStable, SegmentedChunksKnown, SegmentedChunksStableKnown],

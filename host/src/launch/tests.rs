@@ -246,11 +246,11 @@ fn segment_launches_build_the_planned_kernel() {
             SegmentKernel::WarpChunks { chunk: 64 },
             SegmentKernel::Warp { keys_per_lane: 16 },
             SegmentKernel::Block { tile: 2048 },
+            SegmentKernel::Block { tile: 6144 },
             SegmentKernel::Block { tile: 8192 },
         ] {
             for (stable, known_spans) in [(false, false), (true, false), (false, true), (true, true)] {
-                let base = SegmentLaunch::new(kernel, 10, kind, &crate::policy::HOPPER);
-                let k = SegmentLaunch { known_spans, ..if stable { base.stable() } else { base } };
+                let k = SegmentLaunch::told(kernel, 10, kind, stable, known_spans, &crate::policy::HOPPER);
                 let it = &Items::new(1, 2, 10, k.items(kind));
                 let (stable, known) = (k.stable, known_spans.then_some(KnownSpans { spans: 3, ids: 4 }));
                 let built = match kernel {
@@ -261,23 +261,24 @@ fn segment_launches_build_the_planned_kernel() {
                         SegmentedWarp { width: WARP_SIZE * keys_per_lane, items: it, segments, stable, known }.id()
                     }
                     SegmentKernel::Block { .. } => {
-                        SegmentedBlock { items: it, segments, stable, known, dual: k.dual() }.id()
+                        SegmentedBlock { items: it, segments, stable, known, dual: k.dual }.id()
                     }
                 };
                 assert_eq!(built, k.id(kind), "{kind:?} {kernel:?} stable {stable} known {known_spans}");
             }
         }
     }
-    let block = SegmentLaunch::new(SegmentKernel::Block { tile: 2048 }, 1, ItemKind::U64, &crate::policy::HOPPER);
-    let told = SegmentLaunch { known_spans: true, ..block };
-    assert_eq!(told.id(ItemKind::U64).name(), "segmented_block_known_u64");
-    assert_eq!(told.stable().id(ItemKind::U32Rank).name(), "segmented_block_stable_known_u32_u32");
+    let hopper = &crate::policy::HOPPER;
+    let told = |kind, stable| SegmentLaunch::told(SegmentKernel::Block { tile: 2048 }, 1, kind, stable, true, hopper);
+    assert_eq!(told(ItemKind::U64, false).id(ItemKind::U64).name(), "segmented_block_known_u64");
+    assert_eq!(told(ItemKind::U32Rank, true).id(ItemKind::U32Rank).name(), "segmented_block_stable_known_u32_u32");
     // `u32` keys alone in the largest tiles take the dual block kernel; smaller
     // tiles and other items the block kernel; it has no stable build.
-    let hopper = &crate::policy::HOPPER;
     let block = |tile, kind| SegmentLaunch::new(SegmentKernel::Block { tile }, 1, kind, hopper);
     assert_eq!(block(8192, ItemKind::U32).id(ItemKind::U32).name(), "segmented_block_dual_u32");
+    assert_eq!(block(6144, ItemKind::U32).id(ItemKind::U32).name(), "segmented_block_dual_u32");
     assert_eq!(block(4096, ItemKind::U32).id(ItemKind::U32).name(), "segmented_block_u32");
     assert_eq!(block(8192, ItemKind::U32U32).id(ItemKind::U32U32).name(), "segmented_block_u32_u32");
-    assert!(block(8192, ItemKind::U32).dual() && !block(8192, ItemKind::U32).stable().dual());
+    let stable = SegmentLaunch::told(SegmentKernel::Block { tile: 8192 }, 1, ItemKind::U32, true, false, hopper);
+    assert!(block(8192, ItemKind::U32).dual && !stable.dual && stable.stable);
 }

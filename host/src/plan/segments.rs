@@ -31,12 +31,30 @@ pub(crate) struct SegmentLaunch {
     /// segment's id).
     pub known_spans: bool,
     /// The block kernel's dual build (`segmented_block_dual`): `u32` keys
-    /// alone in tiles of at least `Policy::dual_block_min_tile`.
+    /// alone, the caller's segments, unstable, in tiles of at least
+    /// `Policy::dual_block_min_tile`.
     pub dual: bool,
 }
 
 impl SegmentLaunch {
+    /// The launch over `count` of the caller's segments of `kind` items
+    /// (ranked items take the stable kernel).
     pub fn new(kernel: SegmentKernel, count: usize, kind: ItemKind, p: &Policy) -> Self {
+        SegmentLaunch::told(kernel, count, kind, false, false, p)
+    }
+
+    /// The launch over `count` segments of `kind` items, by the stable
+    /// kernel where `stable` (or the items are ranked), told each
+    /// segment's span where `known_spans`: every choice of the launch,
+    /// made here once.
+    pub fn told(
+        kernel: SegmentKernel,
+        count: usize,
+        kind: ItemKind,
+        stable: bool,
+        known_spans: bool,
+        p: &Policy,
+    ) -> Self {
         let warps = p.warp_kernel_threads / WARP_SIZE;
         let shape = match kernel {
             SegmentKernel::WarpChunks { chunk } => {
@@ -50,28 +68,18 @@ impl SegmentLaunch {
             SegmentKernel::Block { tile } => Shape::new(count.min(i32::MAX as usize) as u32, tile / KEYS_PER_LANE)
                 .with_smem(tile * kind.item_bytes() as u32),
         };
+        let stable = stable || kind.is_ranked();
+        // The dual build has no stable or `known` kernel.
         let dual = matches!(kernel, SegmentKernel::Block { tile } if tile >= p.dual_block_min_tile)
-            && kind == Self::DUAL_ITEMS;
-        SegmentLaunch { kernel, shape, stable: kind.is_ranked(), known_spans: false, dual }
+            && kind == Self::DUAL_ITEMS
+            && !stable
+            && !known_spans;
+        SegmentLaunch { kernel, shape, stable, known_spans, dual }
     }
 
     /// The items the dual block kernel is built for (`segmented::dual` on
     /// the device).
     const DUAL_ITEMS: ItemKind = ItemKind::U32;
-
-    /// Whether the launch runs the dual block kernel: the caller's
-    /// segments, unstable (it has no stable or `known` build).
-    pub fn dual(&self) -> bool {
-        self.dual && !self.stable && !self.known_spans
-    }
-
-    /// The same launch of the stable kernel (built for the items of
-    /// `merge_sort::STABLE_TILE_KINDS`, ranks as plain payloads; a tile of
-    /// their items holds a tile of placed keys and of payloads). Ranked
-    /// items always take it: no segmented kernel compares ranks.
-    pub fn stable(self) -> Self {
-        SegmentLaunch { stable: true, ..self }
-    }
 
     /// The items the kernel sees: ranks as plain payloads in the stable
     /// kernels, which keep ties in order by place.
@@ -80,14 +88,13 @@ impl SegmentLaunch {
     }
 
     pub fn id(&self, kind: ItemKind) -> KernelId {
-        let family = |f: Family| f.segmented(self.stable, self.known_spans);
+        let family = |f: Family| f.segmented(self.stable, self.known_spans, self.dual);
         let kind = self.items(kind);
         match self.kernel {
             SegmentKernel::WarpChunks { .. } => KernelId::new(family(Family::SegmentedChunks), kind),
             SegmentKernel::Warp { keys_per_lane } => {
                 KernelId::with_width(family(Family::SegmentedWarp), WARP_SIZE * keys_per_lane, kind)
             }
-            SegmentKernel::Block { .. } if self.dual() => KernelId::new(Family::SegmentedBlockDual, kind),
             SegmentKernel::Block { .. } => KernelId::new(family(Family::SegmentedBlock), kind),
         }
     }
@@ -259,17 +266,28 @@ impl OffsetsLaunches {
     /// The launches of segments counted by class, by the stable kernels
     /// when `stable`, of segments whose spans the caller knows when
     /// `known_spans`.
+    ///
+    /// A block class between two powers of two with fewer segments than
+    /// `Policy::own_launch_min_segments` joins the next class's launch (its
+    /// list comes just before that class's, and the larger tile holds its
+    /// segments): each launch ends in a tail of its last blocks.
     pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, known_spans: bool, p: &Policy) -> Self {
         let mut classes = Vec::new();
         let mut start = 0;
+        // A class's entries not launched yet: its first entry and count.
+        let mut joining: Option<(usize, usize)> = None;
         for (c, &count) in counts.iter().enumerate().skip(1) {
-            if count > 0
-                && let Some(k) = SegmentKernel::for_class(c as u32)
-            {
-                let launch = SegmentLaunch { known_spans, ..SegmentLaunch::new(k, count, kind, p) };
-                classes.push((if stable { launch.stable() } else { launch }, start, count));
+            if let Some(k) = SegmentKernel::for_class(c as u32) {
+                let (first, total) = joining.take().map_or((start, count), |(first, n)| (first, n + count));
+                let between = matches!(k, SegmentKernel::Block { tile } if !tile.is_power_of_two());
+                if between && total < p.own_launch_min_segments() {
+                    joining = (total > 0).then_some((first, total));
+                } else if total > 0 {
+                    classes.push((SegmentLaunch::told(k, total, kind, stable, known_spans, p), first, total));
+                }
             }
             if c == SEGMENT_CLASS_LONG as usize {
+                debug_assert!(joining.is_none(), "the class before the long one is a power of two");
                 return OffsetsLaunches { classes, long: (start, count), kind };
             }
             start += count;
@@ -299,7 +317,14 @@ mod tests {
             (256, SegmentKernel::WarpChunks { chunk: 256 }),
             (257, SegmentKernel::Warp { keys_per_lane: 16 }),
             (512, SegmentKernel::Warp { keys_per_lane: 16 }),
-            (513, SegmentKernel::Block { tile: 1024 }),
+            (513, SegmentKernel::Block { tile: 768 }),
+            (768, SegmentKernel::Block { tile: 768 }),
+            (769, SegmentKernel::Block { tile: 1024 }),
+            (1025, SegmentKernel::Block { tile: 1536 }),
+            (2049, SegmentKernel::Block { tile: 3072 }),
+            (3073, SegmentKernel::Block { tile: 4096 }),
+            (4097, SegmentKernel::Block { tile: 6144 }),
+            (6145, SegmentKernel::Block { tile: 8192 }),
             (8192, SegmentKernel::Block { tile: 8192 }),
         ] {
             assert_eq!(SegmentKernel::for_len(len).unwrap(), want, "len {len}");
@@ -308,6 +333,12 @@ mod tests {
             let class = segment_class(len as u32);
             assert_eq!(SegmentKernel::for_class(class), Some(want));
             assert!(want.capacity() >= len && warpsort_kernels::config::segment_class_capacity(class) as usize >= len);
+        }
+        // Each length takes the smallest class that holds it.
+        let cap = warpsort_kernels::config::segment_class_capacity;
+        for len in 2..=warpsort_kernels::config::BLOCK_SORT_MAX_TILE {
+            let c = segment_class(len);
+            assert!(cap(c) >= len && (c == 1 || cap(c - 1) < len), "len {len}: class {c}");
         }
         assert!(matches!(RowsPlan::new(&o, shape, 5, 1, None, &HOPPER).unwrap().sort, RowsSort::Nothing));
         assert!(matches!(RowsPlan::new(&o, shape, 0, 10, None, &HOPPER).unwrap().sort, RowsSort::Nothing));
@@ -362,7 +393,7 @@ mod tests {
         let mut counts = [0usize; SEGMENT_CLASSES];
         counts[1] = 5; // up to 8 items
         counts[7] = 2; // up to 512
-        counts[11] = 1; // up to 8192
+        counts[SEGMENT_CLASS_LONG as usize - 1] = 1; // up to 8192
         counts[SEGMENT_CLASS_LONG as usize] = 3;
         let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, false, &HOPPER);
         let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
@@ -375,5 +406,26 @@ mod tests {
             ]
         );
         assert_eq!(l.long, (8, 3));
+    }
+
+    /// A class between two powers of two with few segments joins the next
+    /// class's launch; with many, it has its own.
+    #[test]
+    fn few_segments_between_powers_join_the_next_class() {
+        let class = |len: u32| segment_class(len) as usize;
+        let many = HOPPER.own_launch_min_segments();
+        let mut counts = [0usize; SEGMENT_CLASSES];
+        counts[class(600)] = 5; // tile 768
+        counts[class(1000)] = 2; // tile 1024
+        counts[class(1500)] = many; // tile 1536
+        counts[class(5000)] = 4; // tile 6144, and none of 8192
+        counts[SEGMENT_CLASS_LONG as usize] = 1;
+        let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, false, &HOPPER);
+        let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
+        let block = |tile| SegmentKernel::Block { tile };
+        assert_eq!(kernels, [(block(1024), 0, 7), (block(1536), 7, many), (block(8192), 7 + many, 4)]);
+        assert_eq!(l.long, (11 + many, 1));
+        // The joined entries of `u32` keys in the 8,192 tile take the dual kernel.
+        assert!(l.classes[2].0.dual);
     }
 }

@@ -1,6 +1,7 @@
 //! The segments suite: 2^24 keys in segments of 32 to 8192 (equal rows, and
-//! the same cut given as offsets; 1024 to 8192 each block kernel's class,
-//! the sample sort's buckets' sizes) and of random lengths, beside CUB's
+//! the same cut given as offsets; 1024 to 8192 the block kernel's classes at
+//! powers of two and three quarters of one, the sample sort's buckets'
+//! sizes) and of random lengths, beside CUB's
 //! DeviceSegmentedSort (and segmented radix sort) on the same input.
 
 use warpsort_testkit::data::{Dist, random_offsets};
@@ -11,9 +12,13 @@ use crate::bench::{Bench, Result, input, progress};
 pub fn segments(b: &mut Bench) -> Result<()> {
     let n = 1usize << 24;
     let keys_in = input::<u32>(Dist::Uniform, n);
-    let mut cases: Vec<(String, Vec<u32>, Option<usize>)> = [32usize, 128, 1024, 2048, 4096, 8192]
+    let mut cases: Vec<(String, Vec<u32>, Option<usize>)> = [32usize, 128, 1024, 1536, 2048, 4096, 6144, 8192]
         .into_iter()
-        .map(|len| (format!("/seg={len}"), (0..=n / len).map(|i| (i * len) as u32).collect(), Some(len)))
+        .map(|len| {
+            // Rows of `len`, the last shorter where `len` does not divide `n`.
+            let offsets = (0..n.div_ceil(len)).map(|i| (i * len) as u32).chain([n as u32]).collect();
+            (format!("/seg={len}"), offsets, Some(len))
+        })
         .collect();
     cases.push(("/seg=random1-8192".into(), random_offsets(n, 8192, 42), None));
     for (tag, offsets, rows) in &cases {
