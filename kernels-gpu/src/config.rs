@@ -306,7 +306,7 @@ pub const fn segment_class_capacity(class: u32) -> u32 {
     } else {
         let k = class - SEGMENT_CLASS_WARP - 1;
         let power = WARP_SORT_MAX_SEGMENT << (k / 2 + 1);
-        if k % 2 == 0 { power / 4 * 3 } else { power }
+        if k.is_multiple_of(2) { power / 4 * 3 } else { power }
     }
 }
 
