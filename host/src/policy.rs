@@ -4,7 +4,7 @@
 //! parameter a caller left at zero; the measurements behind the numbers are
 //! in `docs/PERFORMANCE.md`, not here.
 
-use warpsort_kernels::config::BLOCK_SORT_MAX_TILE;
+use warpsort_kernels::config::{BLOCK_SORT_MAX_TILE, between_tile};
 
 use crate::launch::{ItemKind, Shape};
 use crate::options::Algorithm;
@@ -280,7 +280,7 @@ pub(crate) const HOPPER: Policy = Policy {
     partition_threads: 32,
     warp_kernel_threads: 256,
     chunk_kernel_blocks_per_sm: 16,
-    dual_block_min_tile: BLOCK_SORT_MAX_TILE / 4 * 3,
+    dual_block_min_tile: between_tile(BLOCK_SORT_MAX_TILE),
     between_class_min_segments_per_sm: 8,
     elementwise_threads: 256,
     elementwise_max_blocks: 65_535,

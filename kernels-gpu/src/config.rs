@@ -297,6 +297,17 @@ pub const fn segment_class(len: u32) -> u32 {
     }
 }
 
+/// The block tile between `power` (a power of two) and the power below
+/// it: three quarters of `power`, a whole number of warps' tiles.
+///
+/// ```
+/// use warpsort_kernels::config::between_tile;
+/// assert_eq!(between_tile(8192), 6144);
+/// ```
+pub const fn between_tile(power: u32) -> u32 {
+    power / 4 * 3
+}
+
 /// The items a kernel of class `1..SEGMENT_CLASS_LONG` covers per segment
 /// (its chunk or tile): `2^(class + 2)` up to the warp's class, then three
 /// quarters of a power of two and the power, in turn.
@@ -306,7 +317,7 @@ pub const fn segment_class_capacity(class: u32) -> u32 {
     } else {
         let k = class - SEGMENT_CLASS_WARP - 1;
         let power = WARP_SORT_MAX_SEGMENT << (k / 2 + 1);
-        if k.is_multiple_of(2) { power / 4 * 3 } else { power }
+        if k.is_multiple_of(2) { between_tile(power) } else { power }
     }
 }
 
