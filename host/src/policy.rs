@@ -60,13 +60,15 @@ pub(crate) struct Policy {
     /// registers of two such blocks a multiprocessor); smaller tiles keep
     /// the registers of one (`docs/PERFORMANCE.md`).
     pub dual_block_min_tile: u32,
-    /// Segments given by offsets in a block class between two powers of
-    /// two (a tile of three quarters of the larger) take a launch of their
-    /// own where the class holds at least this many a multiprocessor
+    /// Segments given by offsets in a class that may join the next one (a
+    /// block class between two powers of two, a class of the chunk kernel
+    /// below its largest chunk: `OffsetsLaunches::new`) take a launch of
+    /// their own where the class holds at least this many a multiprocessor
     /// ([`Policy::own_launch_min_segments`]); fewer join the next class's
-    /// launch, whose tile holds them too, since every launch ends in a tail
-    /// of its last blocks (`docs/PERFORMANCE.md`).
-    pub between_class_min_segments_per_sm: u32,
+    /// launch, whose chunk or tile holds them too, since every launch costs
+    /// its start and ends in a tail of its last blocks
+    /// (`docs/PERFORMANCE.md`).
+    pub join_class_below_segments_per_sm: u32,
     /// Threads per block of element-wise kernels.
     pub elementwise_threads: u32,
     /// Grid cap of element-wise kernels (they stride over the rest).
@@ -132,11 +134,11 @@ impl Policy {
         self.chunk_kernel_blocks_per_sm * self.sms
     }
 
-    /// The fewest segments a block class between two powers of two takes
-    /// a launch of its own for: `between_class_min_segments_per_sm` on each
-    /// of the GPU's multiprocessors.
+    /// The fewest segments a class that may join the next one takes a
+    /// launch of its own for: `join_class_below_segments_per_sm` on each of
+    /// the GPU's multiprocessors.
     pub fn own_launch_min_segments(&self) -> usize {
-        (self.between_class_min_segments_per_sm * self.sms) as usize
+        (self.join_class_below_segments_per_sm * self.sms) as usize
     }
 
     /// An element-wise kernel's launch over `work` items.
@@ -281,7 +283,7 @@ pub(crate) const HOPPER: Policy = Policy {
     warp_kernel_threads: 256,
     chunk_kernel_blocks_per_sm: 16,
     dual_block_min_tile: between_tile(BLOCK_SORT_MAX_TILE),
-    between_class_min_segments_per_sm: 8,
+    join_class_below_segments_per_sm: 8,
     elementwise_threads: 256,
     elementwise_max_blocks: 65_535,
     check_max_blocks: 8192,

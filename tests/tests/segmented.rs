@@ -15,6 +15,7 @@ warpsort_testkit::tests_main! {
         random_lengths_every_distribution,
         millions_of_keys_short_segments_and_one_long,
         more_short_segments_than_the_chunk_grid,
+        chunk_classes_alone_and_joined,
         classes_between_powers_of_two_alone_and_joined,
         host_slices,
         bad_offsets_fail_and_leave_the_data_as_it_was,
@@ -125,19 +126,39 @@ fn millions_of_keys_short_segments_and_one_long(g: &Gpu) {
 /// with many segments each takes a launch of its own (on an H200, from
 /// 8 x 132 = 1,056 segments), with few it joins the next class's; the
 /// lengths at and around each class's bounds, mixed.
+/// Offsets of segments of each of `lens`, `per_class` times each, in a
+/// shuffled order.
+fn shuffled(lens: &[usize], per_class: usize) -> Vec<u32> {
+    let mut all: Vec<usize> = lens.iter().flat_map(|&l| std::iter::repeat_n(l, per_class)).collect();
+    let r = warpsort_testkit::data::keys::<u64>(Dist::Uniform, all.len(), per_class as u64);
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by_key(|&i| r[i]);
+    all = order.into_iter().map(|i| all[i]).collect();
+    let mut off = vec![0u32];
+    for l in all {
+        off.push(off.last().unwrap() + l as u32);
+    }
+    off
+}
+
+/// Few segments in a class of the chunk kernel (3 a length: they join the
+/// next chunk's launch, up to the largest chunk's) and many (1,100 a
+/// length: each class its own launch), at and around each chunk.
+fn chunk_classes_alone_and_joined(g: &Gpu) {
+    let bounds = [2usize, 5, 8, 9, 16, 17, 31, 32, 33, 64, 65, 128, 129, 200, 256, 257];
+    for per_class in [3usize, 1100] {
+        let off = shuffled(&bounds, per_class);
+        check::<u32>(g, Dist::Uniform, &off, Order::Ascending);
+        check::<f32>(g, Dist::Gaussian, &off, Order::Descending);
+        check::<u64>(g, Dist::FewUnique, &off, Order::Ascending);
+        check::<i16>(g, Dist::Zipf, &off, Order::Descending);
+    }
+}
+
 fn classes_between_powers_of_two_alone_and_joined(g: &Gpu) {
     let bounds = [513usize, 700, 768, 769, 1025, 1536, 1537, 2049, 3072, 3073, 4097, 6144, 6145, 8192];
     for per_class in [3usize, 1100] {
-        // Each length `per_class` times, in a shuffled order.
-        let mut lens: Vec<usize> = bounds.iter().flat_map(|&l| std::iter::repeat_n(l, per_class)).collect();
-        let r = warpsort_testkit::data::keys::<u64>(Dist::Uniform, lens.len(), per_class as u64);
-        let mut order: Vec<usize> = (0..lens.len()).collect();
-        order.sort_by_key(|&i| r[i]);
-        lens = order.into_iter().map(|i| lens[i]).collect();
-        let mut off = vec![0u32];
-        for l in lens {
-            off.push(off.last().unwrap() + l as u32);
-        }
+        let off = shuffled(&bounds, per_class);
         check::<u32>(g, Dist::Uniform, &off, Order::Ascending);
         if per_class == 3 {
             check::<f32>(g, Dist::Gaussian, &off, Order::Descending);

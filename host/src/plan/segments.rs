@@ -5,8 +5,8 @@
 //! another.
 
 use warpsort_kernels::config::{
-    KEYS_PER_LANE, SEGMENT_CLASS_LONG, SEGMENT_CLASSES, SEGMENT_COUNTERS, WARP_SIZE, WARP_TILE, segment_class,
-    segment_lists_bound, warp_sort_batch,
+    KEYS_PER_LANE, SEGMENT_CLASS_CHUNKS, SEGMENT_CLASS_LONG, SEGMENT_CLASSES, SEGMENT_COUNTERS, WARP_SIZE, WARP_TILE,
+    segment_class, segment_lists_bound, warp_sort_batch,
 };
 
 use super::layout::Layout;
@@ -267,10 +267,16 @@ impl OffsetsLaunches {
     /// when `stable`, of segments whose spans the caller knows when
     /// `known_spans`.
     ///
-    /// A block class between two powers of two with fewer segments than
-    /// `Policy::own_launch_min_segments` joins the next class's launch (its
-    /// list comes just before that class's, and the larger tile holds its
-    /// segments): each launch ends in a tail of its last blocks.
+    /// A class with fewer segments than `Policy::own_launch_min_segments`
+    /// joins the next class's launch (its list comes just before that
+    /// class's, and the larger chunk or tile holds its segments), since
+    /// each launch costs its start and a tail of its last blocks: a block
+    /// class between two powers of two joins the power above it (a third
+    /// more tile), a class of the chunk kernel the next one, and so on up
+    /// to the largest chunk (segments of at most 256 items, whose sort is
+    /// short beside a launch, even where the chunk is far larger). Every
+    /// other class keeps its own launch, so that no segment's network is
+    /// more than twice its class's.
     pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, known_spans: bool, p: &Policy) -> Self {
         let mut classes = Vec::new();
         let mut start = 0;
@@ -279,8 +285,12 @@ impl OffsetsLaunches {
         for (c, &count) in counts.iter().enumerate().skip(1) {
             if let Some(k) = SegmentKernel::for_class(c as u32) {
                 let (first, total) = joining.take().map_or((start, count), |(first, n)| (first, n + count));
-                let between = matches!(k, SegmentKernel::Block { tile } if !tile.is_power_of_two());
-                if between && total < p.own_launch_min_segments() {
+                let joins = match k {
+                    SegmentKernel::Block { tile } => !tile.is_power_of_two(),
+                    SegmentKernel::WarpChunks { .. } => c < SEGMENT_CLASS_CHUNKS as usize,
+                    SegmentKernel::Warp { .. } => false,
+                };
+                if joins && total < p.own_launch_min_segments() {
                     joining = (total > 0).then_some((first, total));
                 } else if total > 0 {
                     classes.push((SegmentLaunch::told(k, total, kind, stable, known_spans, p), first, total));
@@ -400,12 +410,41 @@ mod tests {
         assert_eq!(
             kernels,
             [
-                (SegmentKernel::WarpChunks { chunk: 8 }, 0, 5),
+                (SegmentKernel::WarpChunks { chunk: 256 }, 0, 5),
                 (SegmentKernel::Warp { keys_per_lane: 16 }, 5, 2),
                 (SegmentKernel::Block { tile: 8192 }, 7, 1)
             ]
         );
         assert_eq!(l.long, (8, 3));
+    }
+
+    /// Classes of the chunk kernel with few segments join the next chunk's
+    /// launch, up to the largest chunk, which keeps its own (it never joins
+    /// the warp kernel's); with many, a class has its own.
+    #[test]
+    fn few_segments_of_the_chunk_kernel_join_the_next_chunk() {
+        let class = |len: u32| segment_class(len) as usize;
+        let many = HOPPER.own_launch_min_segments();
+        let chunks = |c: u32| SegmentKernel::WarpChunks { chunk: c };
+        let mut counts = [0usize; SEGMENT_CLASSES];
+        counts[class(5)] = 3; // chunk 8
+        counts[class(30)] = 20; // chunk 32
+        counts[class(60)] = many - 23; // chunk 64: with the two before, many
+        counts[class(100)] = 7; // chunk 128
+        counts[class(200)] = 1; // chunk 256
+        counts[class(400)] = 2; // the warp kernel
+        let l = OffsetsLaunches::new(&counts, ItemKind::U32U32, true, true, &HOPPER);
+        let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
+        let warp = SegmentKernel::Warp { keys_per_lane: 16 };
+        assert_eq!(kernels, [(chunks(64), 0, many), (chunks(256), many, 8), (warp, many + 8, 2)]);
+        assert!(l.classes.iter().all(|(k, _, _)| k.stable && k.known_spans), "the variants as asked");
+        // Few in the largest chunk: its own launch still.
+        let mut counts = [0usize; SEGMENT_CLASSES];
+        counts[class(200)] = 1;
+        counts[class(300)] = 1;
+        let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, false, &HOPPER);
+        let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
+        assert_eq!(kernels, [(chunks(256), 0, 1), (warp, 1, 1)]);
     }
 
     /// A class between two powers of two with few segments joins the next
