@@ -122,10 +122,6 @@ fn millions_of_keys_short_segments_and_one_long(g: &Gpu) {
     check::<u32>(g, Dist::Uniform, &[0, 3, 3 + (1 << 21), (1 << 21) + 40], Order::Ascending);
 }
 
-/// The block classes between two powers of two (tiles of 768 to 6,144):
-/// with many segments each takes a launch of its own (on an H200, from
-/// 8 x 132 = 1,056 segments), with few it joins the next class's; the
-/// lengths at and around each class's bounds, mixed.
 /// Offsets of segments of each of `lens`, `per_class` times each, in a
 /// shuffled order.
 fn shuffled(lens: &[usize], per_class: usize) -> Vec<u32> {
@@ -155,6 +151,10 @@ fn chunk_classes_alone_and_joined(g: &Gpu) {
     }
 }
 
+/// The block classes between two powers of two (tiles of 768 to 6,144):
+/// with many segments each takes a launch of its own (on an H200, from
+/// 8 x 132 = 1,056 segments), with few it joins the next class's; the
+/// lengths at and around each class's bounds, mixed.
 fn classes_between_powers_of_two_alone_and_joined(g: &Gpu) {
     let bounds = [513usize, 700, 768, 769, 1025, 1536, 1537, 2049, 3072, 3073, 4097, 6144, 6145, 8192];
     for per_class in [3usize, 1100] {
