@@ -352,6 +352,7 @@ pub unsafe fn sample_splitters<T: Key, const N: usize>(
     oversample: u32,
     enc: impl Encoding<T>,
 ) {
+    crate::arch::chain_launch();
     let s = block_idx() as usize;
     // SAFETY: one entry per block.
     let seg = unsafe { *segments.add(s) };
@@ -562,6 +563,7 @@ pub unsafe fn count<T: CellWord>(
     labels: *mut u8,
     enc: impl Encoding<T>,
 ) {
+    crate::arch::chain_launch();
     // SAFETY: the caller's contract; the counters follow the splitters.
     let Some((b, w, s, rest)) = (unsafe { block_start(blocks, splitters) }) else {
         let past = (block_idx() * BUCKETS) as usize;
@@ -634,6 +636,7 @@ pub unsafe fn count<T: CellWord>(
 /// shared memory.
 #[inline(always)]
 pub unsafe fn scan_counts(counts: *const u32, starts: *mut u64, m: u64, state: *mut u64) {
+    crate::arch::chain_launch();
     let (t, lane) = (thread_idx(), lane_id());
     let (warp, warps) = (t / WARP_SIZE, block_dim() / WARP_SIZE);
     let part_len = (block_dim() * SCAN_ITEMS) as u64;
@@ -1028,6 +1031,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
     starts: *const u64,
     enc: impl Encoding<T>,
 ) {
+    crate::arch::chain_launch();
     // SAFETY: the caller's contract; the regions follow the splitters.
     let Some((b, w, s, rest)) = (unsafe { block_start(blocks, splitters) }) else {
         return; // past the pass's blocks
@@ -1169,6 +1173,7 @@ unsafe fn write_tile<T: Copy, I: Copy>(m: &ScatterSmem<T>, items: *const I, out:
 /// their blocks, `offsets` `segs * BUCKETS + 1` values; `n <= u32::MAX`.
 #[inline(always)]
 pub unsafe fn bucket_offsets(segments: *const SegmentWork, starts: *const u64, offsets: *mut u32, segs: u64, n: u64) {
+    crate::arch::chain_launch();
     let mut i = global_thread() as u64;
     while i <= segs * BUCKETS as u64 {
         let v = if i == segs * BUCKETS as u64 {
@@ -1244,6 +1249,7 @@ pub unsafe fn bucket_span<T: SpanKey>(splitters: *const T, a: u32, b: u32) -> Op
 /// final bucket.
 #[inline(always)]
 pub unsafe fn bucket_spans<T: SpanKey>(splitters: *const T, spans: *mut T) {
+    crate::arch::chain_launch();
     let mut i = global_thread();
     while i < FINAL_BUCKETS as usize {
         let (a, b) = (i as u32 / BUCKETS, i as u32 % BUCKETS);
@@ -1280,6 +1286,7 @@ pub unsafe fn tables(
     blocks: *mut BlockWork,
     max_blocks: u64,
 ) {
+    crate::arch::chain_launch();
     let (t, threads) = (thread_idx(), block_dim());
     let segs = BUCKETS as usize;
     // Shared: the scan's sums (a u64 a thread), each segment's blocks, their scan.

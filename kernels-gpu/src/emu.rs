@@ -236,6 +236,10 @@ pub fn sync_warp() {
     b.warps[t as usize / WARP].barrier.wait();
 }
 
+/// Programmatic dependent launch (`griddepcontrol`): the emulator runs
+/// launches one after another, so there is nothing to wait for.
+pub fn chain_launch() {}
+
 /// `bar.sync 0`.
 pub fn sync_block() {
     current().0.barrier.wait();

@@ -146,6 +146,7 @@ fn clear_class_words() {
 /// [`SEGMENT_CLASSES_SMEM`](crate::config::SEGMENT_CLASSES_SMEM) of shared memory.
 #[inline(always)]
 pub unsafe fn count_classes(off: *const u32, segs: u64, odd_sorted: u32, counters: *mut u32) {
+    crate::arch::chain_launch();
     let segs = segs as usize;
     if global_thread() == 0 {
         // SAFETY: off holds segs + 1 offsets; counters has these words.
@@ -199,6 +200,7 @@ pub unsafe fn list_classes(
     ids: *mut u32,
     room: u64,
 ) {
+    crate::arch::chain_launch();
     // SAFETY: the counters are valid; the count kernel finished before this one started.
     let ok = unsafe {
         *counters == u32::MAX && *counters.add(SEGMENT_FIRST) == 0 && *counters.add(SEGMENT_LAST) as u64 == n
@@ -398,6 +400,7 @@ pub unsafe fn sort_chunks<K: PlacedKey + SpanKey, V: Word, const N: usize, const
     chunk: u32,
     known: Option<span::Known<K>>,
 ) {
+    crate::arch::chain_launch();
     let chunk = chunk as usize;
     let lane = lane_id() as usize;
     // `chunk` and `N` are powers of two: a segment spans `2^shift` lanes
@@ -452,6 +455,7 @@ pub unsafe fn sort_warps<K: PlacedKey + SpanKey, V: Word, const N: usize, const 
     bounds: Bounds,
     known: Option<span::Known<K>>,
 ) {
+    crate::arch::chain_launch();
     let lane = lane_id() as usize;
     let compact = takes_words::<K, V>(known.is_some());
     let net = WarpNetwork { lane: lane as u32, chunk: None };
@@ -721,6 +725,7 @@ pub unsafe fn sort_blocks<K: PlacedKey + SpanKey, V: Word, const STABLE: bool>(
     bounds: Bounds,
     known: Option<span::Known<K>>,
 ) {
+    crate::arch::chain_launch();
     const N: usize = KEYS_PER_LANE as usize;
     let t = crate::arch::thread_idx();
     let (warp, lane) = (t / WARP_SIZE, t % WARP_SIZE);

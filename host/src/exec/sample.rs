@@ -14,7 +14,7 @@ use crate::launch::families::{
     DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScatter, DistributeSpans,
     DistributeTables,
 };
-use crate::launch::{DevPtr, Items};
+use crate::launch::{DevPtr, Items, Overlap};
 use crate::plan::sample::SamplePlan;
 
 impl Gpu {
@@ -44,12 +44,16 @@ impl Gpu {
             blocks: at(plan.blocks),
             max_blocks: plan.max_blocks,
         };
-        self.launch(&tables, plan.tables_shape())?;
+        self.launch_with(&tables, plan.tables_shape(), Overlap::WithPrevious)?;
         self.distribute(&between, items, BUCKETS as usize, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
         let spans = plan.spans.map(at);
         if let Some(spans) = spans {
             let word = items.kind.keys_only();
-            self.launch(&DistributeSpans { word, splitters: at(plan.splitters), spans }, plan.spans_shape())?;
+            self.launch_with(
+                &DistributeSpans { word, splitters: at(plan.splitters), spans },
+                plan.spans_shape(),
+                Overlap::WithPrevious,
+            )?;
         }
         let (offsets, buckets_at) = (at(plan.offsets), at(plan.buckets_at));
         self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans)
@@ -83,17 +87,17 @@ impl Gpu {
             oversample: plan.oversample,
             view,
         };
-        self.launch(&sample, plan.sample_shape(segs))?;
+        self.launch_with(&sample, plan.sample_shape(segs), Overlap::WithPrevious)?;
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
         let labels = at(plan.labels);
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels, view };
-        self.launch(&count, plan.count_shape(blocks))?;
+        self.launch_with(&count, plan.count_shape(blocks), Overlap::WithPrevious)?;
         self.scan_counts(counts, starts, blocks * BUCKETS as usize, plan, temp)?;
         let scatter = DistributeScatter { src, labels, dst, blocks: tables, splitters, starts, view };
-        self.launch(&scatter, plan.scatter_shape(blocks))?;
+        self.launch_with(&scatter, plan.scatter_shape(blocks), Overlap::WithPrevious)?;
         let offsets =
             DistributeOffsets { segments: at(plan.segments), starts, offsets: at(plan.offsets), segs, n: src.n };
-        self.launch(&offsets, plan.offsets_shapes[pass])
+        self.launch_with(&offsets, plan.offsets_shapes[pass], Overlap::WithPrevious)
     }
 }
 
@@ -103,7 +107,7 @@ impl Gpu {
     fn scan_counts(&self, counts: DevPtr, starts: DevPtr, m: usize, plan: &SamplePlan, temp: DevPtr) -> Result<()> {
         let state = temp + plan.scan_state as u64;
         self.zero(state, SamplePlan::scan_state_bytes(m))?;
-        self.launch(&DistributeScan { counts, starts, m, state }, SamplePlan::scan_shape(m))
+        self.launch_with(&DistributeScan { counts, starts, m, state }, SamplePlan::scan_shape(m), Overlap::WithPrevious)
     }
 }
 

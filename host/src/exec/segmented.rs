@@ -10,7 +10,7 @@ use crate::gpu::Gpu;
 use crate::launch::families::{
     KnownSpans, SegmentClassesCount, SegmentClassesList, SegmentedBlock, SegmentedChunks, SegmentedWarp, Segments,
 };
-use crate::launch::{DevPtr, Items};
+use crate::launch::{DevPtr, Items, Overlap};
 use crate::options::{SegmentKernel, SortOptions};
 use crate::plan::SortPlan;
 use crate::plan::segments::{OffsetsLaunches, OffsetsPlan, RowsPlan, RowsSort, SegmentLaunch};
@@ -28,16 +28,24 @@ impl Gpu {
         debug_assert_eq!(k.known_spans, known.is_some(), "the plan's spans, and the spans given");
         let (items, stable) = (&Items { kind: k.items(items.kind), ..*items }, k.stable);
         match k.kernel {
-            SegmentKernel::WarpChunks { chunk } => {
-                self.launch(&SegmentedChunks { items, segments, chunk, stable, known }, k.shape)
-            }
+            SegmentKernel::WarpChunks { chunk } => self.launch_with(
+                &SegmentedChunks { items, segments, chunk, stable, known },
+                k.shape,
+                Overlap::WithPrevious,
+            ),
             SegmentKernel::Warp { keys_per_lane } => {
                 let width = warpsort_kernels::config::WARP_SIZE * keys_per_lane;
-                self.launch(&SegmentedWarp { width, items, segments, stable, known }, k.shape)
+                self.launch_with(
+                    &SegmentedWarp { width, items, segments, stable, known },
+                    k.shape,
+                    Overlap::WithPrevious,
+                )
             }
-            SegmentKernel::Block { .. } => {
-                self.launch(&SegmentedBlock { items, segments, stable, known, dual: k.dual }, k.shape)
-            }
+            SegmentKernel::Block { .. } => self.launch_with(
+                &SegmentedBlock { items, segments, stable, known, dual: k.dual },
+                k.shape,
+                Overlap::WithPrevious,
+            ),
         }
     }
 
@@ -88,9 +96,17 @@ impl Gpu {
         c[0] = u32::MAX;
         self.upload(counters, &c)?;
         let shape = self.policy().elementwise(segments.max(1)).with_smem(SEGMENT_CLASSES_SMEM);
-        self.launch(&SegmentClassesCount { offsets, segments, odd_sorted, counters }, shape)?;
+        self.launch_with(
+            &SegmentClassesCount { offsets, segments, odd_sorted, counters },
+            shape,
+            Overlap::WithPrevious,
+        )?;
         if let Some((lists, room, ids)) = lists {
-            self.launch(&SegmentClassesList { offsets, segments, odd_sorted, n, counters, lists, ids, room }, shape)?;
+            self.launch_with(
+                &SegmentClassesList { offsets, segments, odd_sorted, n, counters, lists, ids, room },
+                shape,
+                Overlap::WithPrevious,
+            )?;
         }
         self.download(counters, &mut c)?;
         let descent = match c[0] {
