@@ -24,10 +24,9 @@ pub enum Algorithm {
     /// measurements). On an H200 that is the sample sort for 8-byte keys
     /// from one to three million items, for 4-byte keys with values
     /// (stable too) from about three million and alone from about six
-    /// million, up to 2^28 (2^26.6 for stable 8-byte keys); the merge sort
-    /// elsewhere, for user key types, and whenever the sort may not wait
-    /// for the GPU (a stream being captured into a CUDA graph, the runs of
-    /// a host sort).
+    /// million, up to 2^28; the merge sort elsewhere, for user key types,
+    /// and whenever the sort may not wait for the GPU (a stream being
+    /// captured into a CUDA graph, the runs of a host sort).
     #[default]
     Auto,
     /// The merge sort: GPU-Warpsort's pipeline, tuned. Tiles

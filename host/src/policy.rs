@@ -110,10 +110,10 @@ pub(crate) struct SampleRange {
 }
 
 /// Hopper's table for [`Algorithm::Auto`], measured on an H200
-/// (`docs/runs/2026-11-28f/call7-choice-9d2fee6-h200.jsonl`; `cargo xtask
+/// (`docs/runs/2026-11-29g/call3-choice-ea6096b-h200.jsonl`; `cargo xtask
 /// choice` derives it from such a run, and a test of `xtask` holds the two
-/// together): 8-byte keys with values from about 2^20.6 to 2^28, stable
-/// from about 2^20.6 to 2^26.6, alone from about 2^21.6 to 2^28; `u32` keys
+/// together): 8-byte keys with values or stable from about 2^20.6 to 2^28,
+/// alone from about 2^21.6 to 2^28; `u32` keys
 /// with values (stable too) from about 2^21.6 to 2^28, alone from about
 /// 2^22.6 to 2^28.
 const HOPPER_SAMPLE: [SampleRange; 8] = [
@@ -122,7 +122,7 @@ const HOPPER_SAMPLE: [SampleRange; 8] = [
     SampleRange { kind: ItemKind::U32U32, min_items: 3 << 20, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U32U64, min_items: 3 << 20, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U64, min_items: 3 << 20, max_items: 1 << 28 },
-    SampleRange { kind: ItemKind::U64Rank, min_items: 3 << 19, max_items: 3 << 26 },
+    SampleRange { kind: ItemKind::U64Rank, min_items: 3 << 19, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U64U32, min_items: 3 << 19, max_items: 1 << 28 },
     SampleRange { kind: ItemKind::U64U64, min_items: 3 << 19, max_items: 1 << 28 },
 ];

@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn hoppers_table_is_what_its_run_implies() {
         let root = crate::root();
-        let run = root.join("docs/runs/2026-11-28f/call7-choice-9d2fee6-h200.jsonl");
+        let run = root.join("docs/runs/2026-11-29g/call3-choice-ea6096b-h200.jsonl");
         let rows = parse(&std::fs::read_to_string(run).unwrap()).unwrap();
         let policy = std::fs::read_to_string(root.join("host/src/policy.rs")).unwrap();
         let table = &policy[policy.find("const HOPPER_SAMPLE").unwrap()..];
