@@ -70,7 +70,8 @@ impl Gpu {
 
     /// [`Gpu::launch`] that may overlap the kernel before it (a kernel that
     /// starts with `arch::chain_launch`: the merge sort's partitions and
-    /// block merges). From sm_90 on, with [`Overlap::WithPrevious`], it goes
+    /// block merges, the sample sort's distribution kernels, the segment
+    /// classes' count and list, the segmented kernels). From sm_90 on, with [`Overlap::WithPrevious`], it goes
     /// out with programmatic stream serialization: its blocks are placed
     /// while the kernel before it finishes and start the moment that one's
     /// writes are visible.
