@@ -68,18 +68,23 @@ impl Gpu {
         self.launch_with(kernel, shape, Overlap::No)
     }
 
-    /// [`Gpu::launch`] that may overlap the kernel before it (a kernel that
-    /// starts with `arch::chain_launch`: the merge sort's partitions and
+    /// [`Gpu::launch`] that may overlap the kernel before it, where the
+    /// kernel chains ([`Kernel::chains`]: it starts with
+    /// `arch::chain_launch`, as the merge sort's tile sort, partitions and
     /// block merges, the sample sort's distribution kernels, the segment
-    /// classes' count and list, the segmented kernels). From sm_90 on, with [`Overlap::WithPrevious`], it goes
-    /// out with programmatic stream serialization: its blocks are placed
-    /// while the kernel before it finishes and start the moment that one's
-    /// writes are visible.
+    /// classes' count and list and the segmented kernels do; any other
+    /// launches plainly). From sm_90 on, with [`Overlap::WithPrevious`], it
+    /// goes out with programmatic stream serialization: its blocks are
+    /// placed while the kernel before it finishes and start the moment that
+    /// one's writes are visible.
     pub(crate) fn launch_with(&self, kernel: &impl Kernel, shape: Shape, overlap: Overlap) -> Result<()> {
         if shape.grid == 0 {
             return Ok(());
         }
         let id = kernel.id();
+        // A kernel that does not wait for the one before it never overlaps it.
+        debug_assert!(overlap == Overlap::No || kernel.chains(), "{id} is launched overlapped but does not chain");
+        let overlap = if kernel.chains() { overlap } else { Overlap::No };
         let f = self.module.function(id)?;
         self.check_launch(id, shape.block, shape.smem)?;
         let params = kernel.params();

@@ -388,6 +388,14 @@ pub(crate) enum Param {
 pub(crate) trait Kernel {
     fn id(&self) -> KernelId;
     fn params(&self) -> Vec<Param>;
+    /// Whether the device kernel starts with `arch::chain_launch`, waiting
+    /// for the kernel before it before it touches global memory, so that it
+    /// may be launched overlapping that one ([`Overlap::WithPrevious`]).
+    /// The tests hold this against the embedded PTX
+    /// (`overlapped_launches_wait_first`).
+    fn chains(&self) -> bool {
+        false
+    }
 }
 
 /// Grid, block and dynamic shared memory of a launch.

@@ -214,6 +214,95 @@ fn every_launch_matches_the_embedded_ptx() {
     }
 }
 
+/// A function's name -> the lines of its body.
+type Bodies<'a> = BTreeMap<String, Vec<&'a str>>;
+
+/// `.entry` name -> its body's lines, the bodies of the functions it calls
+/// (`call.uni`: kernels the compiler did not inline whole) spliced in where
+/// they are called.
+fn bodies(ptx: &str) -> Bodies<'_> {
+    let (mut entries, mut funcs) = (Bodies::new(), Bodies::new());
+    let mut current: Option<(bool, String)> = None;
+    for line in ptx.lines() {
+        if let Some(rest) = line.strip_prefix(".visible .entry ") {
+            current = Some((true, rest.trim_end_matches('(').to_string()));
+        } else if let Some(rest) = line.strip_prefix(".func ").or_else(|| line.strip_prefix(".visible .func ")) {
+            // `.func (.param .b64 func_retval0) name(` or `.func name(`.
+            let rest = rest.rsplit(") ").next().unwrap_or(rest);
+            current = Some((false, rest.trim_end_matches('(').to_string()));
+        } else if line.starts_with('}') {
+            current = None;
+        } else if let Some((entry, name)) = &current {
+            let map = if *entry { &mut entries } else { &mut funcs };
+            map.entry(name.clone()).or_default().push(line.trim());
+        }
+    }
+    fn splice<'a>(body: &[&'a str], funcs: &Bodies<'a>, depth: u32, out: &mut Vec<&'a str>) {
+        for &line in body {
+            out.push(line);
+            let callee =
+                line.strip_prefix("call.uni ").and_then(|c| c.split([',', ' ', ';']).find(|t| funcs.contains_key(*t)));
+            if let Some(f) = callee.filter(|_| depth < 8) {
+                splice(&funcs[f], funcs, depth + 1, out);
+            }
+        }
+    }
+    entries
+        .iter()
+        .map(|(name, body)| {
+            let mut out = Vec::new();
+            splice(body, &funcs, 0, &mut out);
+            (name.clone(), out)
+        })
+        .collect()
+}
+
+/// Whether a PTX line may touch global memory: a load, store or atomic
+/// that is not of parameters, shared or local memory (a generic address
+/// may be global).
+fn touches_global(line: &str) -> bool {
+    let op = line.split([' ', '\t']).next().unwrap_or("");
+    let memory = ["ld.", "st.", "atom.", "red.", "cp.async.", "prefetch."].iter().any(|m| op.starts_with(m));
+    memory && ![".param", ".shared", ".local"].iter().any(|space| op.contains(space))
+}
+
+/// A kernel the host may launch overlapping the one before it
+/// (`Kernel::chains`) waits for it (`griddepcontrol.wait`) before any load
+/// or store that may reach global memory, and every kernel whose PTX waits
+/// so says it chains (so that none is launched plainly by mistake).
+#[test]
+fn overlapped_launches_wait_first() {
+    for (line, global) in [
+        ("ld.global.nc.u32 \t%r1, [%rd2];", true),
+        ("ld.u32 \t%r1, [%rd2];", true),
+        ("atom.global.add.u32 \t%r1, [%rd2], 1;", true),
+        ("st.shared.b32 \t[%rd3], %r4;", false),
+        ("ld.param.b64 \t%rd16, [k_param_2];", false),
+        ("mov.u32 \t%r25, %ctaid.x;", false),
+    ] {
+        assert_eq!(touches_global(line), global, "{line}");
+    }
+    let (file, ptx) = crate::gpu::Module::embedded_ptx().into_iter().find(|(f, _)| f.contains("sm_90")).unwrap();
+    let bodies = bodies(&ptx);
+    let (mut chaining, mut wrong) = (0, Vec::new());
+    for k in every_launch() {
+        let name = k.id().name();
+        let body = &bodies[&name];
+        let wait = body.iter().position(|l| l.starts_with("griddepcontrol.wait"));
+        if wait.is_some() != k.chains() {
+            wrong.push(format!("{name}: chains() {}, waits in its PTX {}", k.chains(), wait.is_some()));
+        }
+        if let Some(wait) = wait {
+            chaining += 1;
+            if let Some(early) = body[..wait].iter().find(|l| touches_global(l)) {
+                wrong.push(format!("{name} touches memory before it waits: {early}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{file}: {wrong:#?}");
+    assert!(chaining > 20, "{chaining} kernels chain: the merge sort's, the sample sort's, the segmented ones");
+}
+
 #[test]
 fn names_and_item_kinds() {
     assert_eq!(KernelId::with_width(Family::BlockMerge, 16, ItemKind::U32U64).name(), "block_merge16_u32_u64");
