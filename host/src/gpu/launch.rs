@@ -82,15 +82,14 @@ impl Gpu {
             return Ok(());
         }
         let id = kernel.id();
-        // A kernel that does not wait for the one before it never overlaps it.
         debug_assert!(overlap == Overlap::No || kernel.chains(), "{id} is launched overlapped but does not chain");
-        let overlap = if kernel.chains() { overlap } else { Overlap::No };
         let f = self.module.function(id)?;
         self.check_launch(id, shape.block, shape.smem)?;
         let params = kernel.params();
         let profiling = self.profiler.on.load(Ordering::Acquire);
         // Profiling puts events between launches: no overlap to keep.
-        if overlap == Overlap::WithPrevious && self.module.chains() && !profiling {
+        // A kernel that does not wait for the one before it never overlaps it.
+        if overlap == Overlap::WithPrevious && kernel.chains() && self.module.chains() && !profiling {
             return self.launch_overlapped(&f.f, shape, &params);
         }
         if profiling {

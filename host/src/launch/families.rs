@@ -116,9 +116,6 @@ impl Kernel for MergeTileSort<'_> {
     fn params(&self) -> Vec<Param> {
         [&items(self.src)[..], &items(self.dst), &[u64(self.src.n), u64(self.tile)], &samples(self.samples)].concat()
     }
-    fn chains(&self) -> bool {
-        true
-    }
 }
 
 /// `merge_partition_*` (device `merge_path::partition`): where each window
@@ -140,9 +137,6 @@ impl Kernel for MergePartition<'_> {
     fn params(&self) -> Vec<Param> {
         let scalars = [u64(self.items.n), u64(self.run), u64(self.split), u64(self.window), Param::Ptr(self.parts)];
         [&items(self.items)[..], &samples(self.samples), &scalars].concat()
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -168,9 +162,6 @@ impl Kernel for BlockMerge<'_> {
         let scalars = [u64(self.src.n), u64(self.run), u64(self.split), Param::Ptr(self.parts)];
         [&items(self.src)[..], &items(self.dst), &scalars, &samples(self.samples)].concat()
     }
-    fn chains(&self) -> bool {
-        true
-    }
 }
 
 /// `block_merge_from{k}_*` (device `block_merge::merge_tiles`): the
@@ -189,9 +180,6 @@ impl Kernel for BlockMergeFrom<'_> {
         let m = &self.merge;
         let scalars = [u64(m.src.n), u64(m.run), u64(m.split), Param::Ptr(m.parts), u64(self.first)];
         [&items(m.src)[..], &items(m.dst), &scalars, &samples(m.samples)].concat()
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -336,9 +324,6 @@ impl Kernel for SegmentedChunks<'_> {
     fn params(&self) -> Vec<Param> {
         [&items(self.items)[..], &self.segments.params(), &[Param::U32(self.chunk)], &known_params(self.known)].concat()
     }
-    fn chains(&self) -> bool {
-        true
-    }
 }
 
 /// `segmented_warp{w}_*` (device `segmented::sort_warps`): segments of up
@@ -359,9 +344,6 @@ impl Kernel for SegmentedWarp<'_> {
     }
     fn params(&self) -> Vec<Param> {
         [&items(self.items)[..], &self.segments.params(), &known_params(self.known)].concat()
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -388,9 +370,6 @@ impl Kernel for SegmentedBlock<'_> {
     fn params(&self) -> Vec<Param> {
         [&items(self.items)[..], &self.segments.params(), &known_params(self.known)].concat()
     }
-    fn chains(&self) -> bool {
-        true
-    }
 }
 
 /// `segment_classes_count` (device `segmented::count_classes`): checks the
@@ -414,9 +393,6 @@ impl Kernel for SegmentClassesCount {
             Param::U32(self.odd_sorted.into()),
             Param::Ptr(self.counters),
         ]
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -449,9 +425,6 @@ impl Kernel for SegmentClassesList {
             Param::Ptr(self.ids),
             u64(self.room),
         ]
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -841,9 +814,6 @@ impl Kernel for DistributeSample {
             [Param::Ptr(self.keys), Param::Ptr(self.segments), Param::Ptr(self.splitters), Param::U32(self.oversample)];
         [&p[..], &distribute_view(self.view)].concat()
     }
-    fn chains(&self) -> bool {
-        true
-    }
 }
 
 /// `distribute_count_{u32,u64}` (device `distribute::count`): a block per
@@ -874,9 +844,6 @@ impl Kernel for DistributeCount {
         ];
         [&p[..], &distribute_view(self.view)].concat()
     }
-    fn chains(&self) -> bool {
-        true
-    }
 }
 
 /// `distribute_scan` (device `distribute::scan_counts`): `m` counts into
@@ -895,9 +862,6 @@ impl Kernel for DistributeScan {
     }
     fn params(&self) -> Vec<Param> {
         vec![Param::Ptr(self.counts), Param::Ptr(self.starts), u64(self.m), Param::Ptr(self.state)]
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -932,9 +896,6 @@ impl Kernel for DistributeScatter<'_> {
             [Param::Ptr(s.keys), Param::Ptr(self.labels), Param::Ptr(d.keys)].into_iter().chain(tables).collect()
         }
     }
-    fn chains(&self) -> bool {
-        true
-    }
 }
 
 /// `distribute_spans_{u32,u64}` (device `distribute::bucket_spans`): each
@@ -952,9 +913,6 @@ impl Kernel for DistributeSpans {
     }
     fn params(&self) -> Vec<Param> {
         vec![Param::Ptr(self.splitters), Param::Ptr(self.spans)]
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -974,9 +932,6 @@ impl Kernel for DistributeOffsets {
     }
     fn params(&self) -> Vec<Param> {
         vec![Param::Ptr(self.segments), Param::Ptr(self.starts), Param::Ptr(self.offsets), u64(self.segs), u64(self.n)]
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }
 
@@ -1003,8 +958,5 @@ impl Kernel for DistributeTables {
             Param::Ptr(self.blocks),
             u64(self.max_blocks),
         ]
-    }
-    fn chains(&self) -> bool {
-        true
     }
 }

@@ -236,6 +236,50 @@ pub(crate) enum Family {
 }
 
 impl Family {
+    /// Whether the family's kernels start with `arch::chain_launch`,
+    /// waiting for the kernel before them before they touch global memory,
+    /// so that they may be launched overlapping that one
+    /// ([`Overlap::WithPrevious`]): the merge sort's tile sorts, partitions
+    /// and block merges, the segmented kernels and their classes' count and
+    /// list, the sample sort's distribution kernels. The tests hold this
+    /// against the embedded PTX (`overlapped_launches_wait_first`).
+    pub fn chains(self) -> bool {
+        use Family::*;
+        matches!(
+            self,
+            MergeTileSort
+                | MergeTileSortStable
+                | MergePartition
+                | BlockMerge
+                | BlockMergeFrom
+                | SegmentedChunks
+                | SegmentedWarp
+                | SegmentedBlock
+                | SegmentedBlockDual
+                | SegmentedChunksStable
+                | SegmentedWarpStable
+                | SegmentedBlockStable
+                | SegmentedChunksKnown
+                | SegmentedWarpKnown
+                | SegmentedBlockKnown
+                | SegmentedChunksStableKnown
+                | SegmentedWarpStableKnown
+                | SegmentedBlockStableKnown
+                | SegmentClassesCount
+                | SegmentClassesList
+                | DistributeSample
+                | DistributeCount
+                | DistributeScan
+                | DistributeScatter
+                | DistributeSampleViewed
+                | DistributeCountViewed
+                | DistributeScatterViewed
+                | DistributeOffsets
+                | DistributeTables
+                | DistributeSpans
+        )
+    }
+
     /// The family of the same kernels reading keys through a view (the
     /// distribution pass's `_viewed` kernels); itself for the rest.
     pub fn viewed(self) -> Family {
@@ -388,13 +432,10 @@ pub(crate) enum Param {
 pub(crate) trait Kernel {
     fn id(&self) -> KernelId;
     fn params(&self) -> Vec<Param>;
-    /// Whether the device kernel starts with `arch::chain_launch`, waiting
-    /// for the kernel before it before it touches global memory, so that it
-    /// may be launched overlapping that one ([`Overlap::WithPrevious`]).
-    /// The tests hold this against the embedded PTX
-    /// (`overlapped_launches_wait_first`).
+    /// Whether the device kernel may be launched overlapping the one before
+    /// it ([`Family::chains`]).
     fn chains(&self) -> bool {
-        false
+        self.id().family.chains()
     }
 }
 

@@ -13,29 +13,22 @@ use warpsort_kernels::ordered::{Fields, View, mode};
 use super::families::*;
 use super::*;
 
-/// `.entry` name -> its parameters' kinds (`ptr`, `u64`, `u32`).
+/// `.entry` name -> its parameters' kinds (`ptr`, `u64`, `u32`): the
+/// `.param` lines of its header ([`bodies`], up to the `)` that ends it).
 fn entries(ptx: &str) -> BTreeMap<String, Vec<&'static str>> {
-    let mut out = BTreeMap::new();
-    let mut current: Option<(String, Vec<&'static str>)> = None;
-    for line in ptx.lines() {
-        if let Some(rest) = line.strip_prefix(".visible .entry ") {
-            current = Some((rest.trim_end_matches('(').to_string(), Vec::new()));
-        } else if let Some((_, params)) = current.as_mut()
-            && let Some(p) = line.trim().strip_prefix(".param ")
-        {
-            params.push(match p {
-                p if p.starts_with(".u64 .ptr") => "ptr",
-                p if p.starts_with(".u64") => "u64",
-                p if p.starts_with(".u32") => "u32",
-                p => panic!("unexpected parameter {p}"),
-            });
-        } else if line.starts_with(')')
-            && let Some((name, params)) = current.take()
-        {
-            out.insert(name, params);
-        }
-    }
-    out
+    let kind = |p: &str| match p {
+        p if p.starts_with(".u64 .ptr") => "ptr",
+        p if p.starts_with(".u64") => "u64",
+        p if p.starts_with(".u32") => "u32",
+        p => panic!("unexpected parameter {p}"),
+    };
+    bodies(ptx)
+        .into_iter()
+        .map(|(name, body)| {
+            let header = body.iter().take_while(|l| !l.starts_with(')'));
+            (name, header.filter_map(|l| l.strip_prefix(".param ")).map(kind).collect())
+        })
+        .collect()
 }
 
 fn kinds(params: &[Param]) -> Vec<&'static str> {
