@@ -5,6 +5,7 @@
 pub(crate) mod crew;
 mod launch;
 mod module;
+mod readback;
 pub(crate) mod scratch;
 pub(crate) mod staging;
 
@@ -22,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::launch::DevPtr;
 use crate::policy::STREAMING;
 use crate::policy::{self, Policy};
+use readback::{READBACK_BYTES, Readback};
 use scratch::Scratch;
 use staging::Lanes;
 
@@ -81,6 +83,9 @@ pub struct Gpu {
     pub(crate) scratch_allocations: AtomicU64,
     /// Pinned staging buffers of the host sorts, made by the first one.
     staging: Mutex<Option<Lanes>>,
+    /// Pinned memory the small reads land in, made by the first
+    /// (`readback.rs`); `Some(None)`: it could not be allocated.
+    readback: Mutex<Option<Option<Readback>>>,
     profiler: launch::Profiler,
 }
 
@@ -179,6 +184,7 @@ impl Gpu {
             scratch: Mutex::new(Scratch::new()),
             scratch_allocations: AtomicU64::new(0),
             staging: Mutex::new(None),
+            readback: Mutex::new(None),
             profiler: launch::Profiler::default(),
         }
     }
@@ -267,16 +273,36 @@ impl Gpu {
     }
 
     /// Copies `dst.len()` items from device address `src` after this GPU's
-    /// queued work, and waits for the copy.
+    /// queued work, and waits for the copy: up to [`READBACK_BYTES`] through
+    /// the handle's pinned memory (`readback.rs`), more (or without that
+    /// memory) straight into `dst`.
     pub(crate) fn download<T: DeviceRepr>(&self, src: DevPtr, dst: &mut [T]) -> Result<()> {
         if dst.is_empty() {
             return Ok(());
         }
         self.ctx.bind_to_thread()?;
+        if size_of_val(dst) <= READBACK_BYTES
+            && let Some(Some(r)) = self.readback().as_mut()
+        {
+            // SAFETY: `T: DeviceRepr` is plain data, which any bytes the
+            // device held make; the bytes are `dst`'s own.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), size_of_val(dst)) };
+            return r.read(src, bytes);
+        }
         // SAFETY: callers pass `src` inside a live allocation of this context
         // holding at least `dst.len()` items; `T: DeviceRepr` is plain data.
         unsafe { cudarc::driver::result::memcpy_dtoh_async(dst, src, self.stream.cu_stream()) }?;
         Ok(self.stream.synchronize()?)
+    }
+
+    /// The handle's pinned memory for small reads, made on first use
+    /// (`None` inside: it could not be allocated, and reads go without).
+    fn readback(&self) -> MutexGuard<'_, Option<Option<Readback>>> {
+        let mut slot = self.readback.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(Readback::new(&self.stream).ok());
+        }
+        slot
     }
 
     /// Queues the zeroing of `bytes` at device address `dst`.

@@ -1,0 +1,57 @@
+//! The small reads a sort makes between its launches (the order scan's
+//! result words, the segment classes' counters), through pinned memory of
+//! the handle's own: the copy lands there and the host copies it out, the
+//! driver's own staging of a pageable copy left out.
+//!
+//! Copies the other way stay pageable: through pinned memory they made the
+//! sample sort slower (`docs/PERFORMANCE.md`, "Small copies through pinned
+//! memory").
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaStream, PinnedHostSlice};
+
+use crate::error::{Error, Result};
+use crate::launch::DevPtr;
+
+/// Bytes a read may bring back through the handle's pinned memory; larger
+/// ones go straight into the caller's memory.
+pub(crate) const READBACK_BYTES: usize = 4 << 10;
+
+/// The pinned landing area and the stream its copies run on.
+pub(crate) struct Readback {
+    stream: Arc<CudaStream>,
+    /// Owns the allocation `ptr` points into.
+    _buf: PinnedHostSlice<u8>,
+    ptr: *mut u8,
+}
+
+// SAFETY: `ptr` is the area's own pinned allocation, touched only by the
+// thread holding the handle's mutex around it.
+unsafe impl Send for Readback {}
+
+impl Readback {
+    pub(crate) fn new(stream: &Arc<CudaStream>) -> Result<Self> {
+        // SAFETY: read by the host only after a copy into it has finished.
+        // Flags 0: cached, so that the copy out runs at the CPU's speed.
+        let mut buf = unsafe { stream.context().alloc_pinned_with_flags::<u8>(READBACK_BYTES, 0) }
+            .map_err(|_| Error::OutOfPinnedMemory { requested: READBACK_BYTES })?;
+        let ptr = buf.as_mut_ptr()?;
+        Ok(Readback { stream: stream.clone(), _buf: buf, ptr })
+    }
+
+    /// Copies `dst.len()` bytes (at most [`READBACK_BYTES`]) from `src`
+    /// once everything queued on the stream has run, and waits for them.
+    pub(crate) fn read(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<()> {
+        debug_assert!(dst.len() <= READBACK_BYTES);
+        // SAFETY: the area holds READBACK_BYTES >= dst.len(); the stream's
+        // earlier copies into it have finished (each read waits for its own).
+        let landing = unsafe { std::slice::from_raw_parts_mut(self.ptr, dst.len()) };
+        // SAFETY: callers pass `src` inside a live allocation of the stream's
+        // context holding `dst.len()` bytes.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(landing, src, self.stream.cu_stream()) }?;
+        self.stream.synchronize()?;
+        dst.copy_from_slice(landing);
+        Ok(())
+    }
+}
