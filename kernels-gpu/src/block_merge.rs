@@ -186,7 +186,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     samples: Samples<K, V>,
 ) {
     // SAFETY: the caller's contract; the grid covers the pass from tile 0.
-    unsafe { merge_tiles::<K, V, N>(src, dst, n, run, split, parts, 0, samples) }
+    unsafe { merge_tiles::<K, V, N>(src, dst, n, run, split, parts, 0, core::ptr::null(), samples) }
 }
 
 /// [`merge_pass`] over tiles `first..first + gridDim` of the pass only: a
@@ -194,9 +194,14 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
 /// when its launch is done (a host sort's last merge, copied back a range
 /// at a time).
 ///
+/// A round of merges of runs of any lengths is one such launch over all its
+/// pairs' tiles, from tile 0, with `pairs` their table
+/// (`config::pair_table`; null for the others).
+///
 /// # Safety
 /// As [`merge_pass`], with `parts` the whole pass's partition; tiles
-/// `first..first + gridDim` lie within the pass.
+/// `first..first + gridDim` lie within the pass; `pairs` is null or a
+/// table whose pairs lie within the items (no samples).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn merge_tiles<K: Key, V: Word, const N: usize>(
@@ -207,18 +212,18 @@ pub unsafe fn merge_tiles<K: Key, V: Word, const N: usize>(
     split: u64,
     parts: *const u64,
     first: u64,
+    pairs: *const u64,
     samples: Samples<K, V>,
 ) {
     const { assert!(N.is_power_of_two() && N <= WARP_SIZE as usize) };
     crate::arch::chain_launch();
-    let pass = Pass { n: n as usize, run: run as usize, split: split as usize };
+    let pass = Pass { n: n as usize, run: run as usize, split: split as usize, pairs };
     let threads = block_dim();
     let per = N as u32;
     let tile = threads * per;
     let t = thread_idx();
     let b = first as usize + block_idx() as usize;
-    let o = b * tile as usize;
-    let (a_begin, a_end, b_end) = pass.pair(o);
+    let (o, a_begin, a_end, b_end) = pass.window(b, tile as usize);
     // Tile-local counts fit in u32 (a tile is at most 1024 * 16 items).
     let count = (tile as usize).min(b_end - o) as u32;
     // SAFETY: parts has one slot per tile.
@@ -415,8 +420,8 @@ macro_rules! entries {
                     );
                     src_dst_kernel!(
                         concat!(crate::kernel_name!(block_merge_from), $w, "_", stringify!($sfx)),
-                        /// The same pass over tiles `first..first + gridDim` only.
-                        fn pass_from<$K, $V>(n: u64, run: u64, split: u64, parts: *mut u64, first: u64) + samples => merge_tiles::<$K, $V, $n>
+                        /// The same pass over tiles `first..first + gridDim` only, or a round of merges of runs by its pairs' table.
+                        fn pass_from<$K, $V>(n: u64, run: u64, split: u64, parts: *mut u64, first: u64, pairs: *mut u64) + samples => merge_tiles::<$K, $V, $n>
                     );
                 };
             }

@@ -378,6 +378,38 @@ pub const REVERSE_SWAPS: u32 = 4;
 /// ascending runs is merged run by run rather than sorted.
 pub const ORDER_SCAN_DESCENTS: usize = 31;
 
+/// A round of merges of runs of any lengths, launched once for all its
+/// pairs (the merge of a few runs, the distributed sort's merge): the
+/// round's table of `u64` words that the merge-path partition and the block
+/// merge read (`merge_path::Pass`), made by the host's `MergeRunsPlan`.
+/// Each pair owns whole windows, from its first one on (runs without a
+/// partner are copied apart).
+///
+/// ```
+/// use warpsort_kernels::config::pair_table;
+/// // Windows of 3: 3 from item 0 (runs 0..5, 5..9), 1 from item 12 (12..13, 13..14).
+/// let t = [4, 2, 0, 0, 5, 9, 3, 12, 13, 14];
+/// assert_eq!((t[pair_table::WINDOWS], t[pair_table::PAIRS]), (4, 2));
+/// assert_eq!(t.len(), pair_table::words(2));
+/// ```
+pub mod pair_table {
+    /// Word of the windows of the round, all pairs together.
+    pub const WINDOWS: usize = 0;
+    /// Word of the count of pairs.
+    pub const PAIRS: usize = 1;
+    /// First word of the pairs, `ENTRY` words each: the pair's first window,
+    /// where its first run begins, where its second run begins, where the
+    /// second run ends (items).
+    pub const FIRST: usize = 2;
+    /// Words a pair.
+    pub const ENTRY: usize = 4;
+
+    /// Words of the table of `pairs` pairs.
+    pub const fn words(pairs: usize) -> usize {
+        FIRST + ENTRY * pairs
+    }
+}
+
 /// The order scan's result words (`u64`): what it saw, how many descents,
 /// where the runs after them start.
 ///

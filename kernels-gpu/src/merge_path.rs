@@ -14,27 +14,60 @@
 //!   only the `2 * SAMPLE_STRIDE` items that bracket the answer.
 
 use crate::arch::{global_thread, grid_threads};
-use crate::config::SAMPLE_STRIDE;
+use crate::config::{SAMPLE_STRIDE, pair_table};
 use crate::item::{Item, Items, Key, Pair, Word};
 
 /// The runs a window's outputs come from: `n` items in pairs of sorted
 /// runs, a pair every `2 * run` items, its first run `split` long. A sort's
 /// passes have `split == run`, a power of two (the host's tiles are powers
 /// of two and double each pass); a merge of two runs of any lengths is one
-/// pair (`2 * run >= n`) split where the second run starts.
+/// pair (`2 * run >= n`) split where the second run starts. A round of
+/// merges of runs of any lengths has a table of its pairs instead
+/// (`pairs`, laid as `config::pair_table` says; null for the others).
 #[derive(Clone, Copy)]
 pub(crate) struct Pass {
     pub n: usize,
     pub run: usize,
     pub split: usize,
+    pub pairs: *const u64,
 }
 
 impl Pass {
-    /// `(a_begin, a_end, b_end)` of the pair that output index `o` belongs to.
+    /// `(a_begin, a_end, b_end)` of the pair that output index `o` belongs
+    /// to (a pass without a table).
     #[inline(always)]
     pub fn pair(&self, o: usize) -> (usize, usize, usize) {
         let a = o / (2 * self.run) * (2 * self.run);
         (a, (a + self.split).min(self.n), (a + 2 * self.run).min(self.n))
+    }
+
+    /// Windows of `w_len` outputs in the pass.
+    #[inline(always)]
+    pub fn windows(&self, w_len: usize) -> usize {
+        if self.pairs.is_null() {
+            return self.n.div_ceil(w_len);
+        }
+        // SAFETY: a table holds its header (the host's contract).
+        unsafe { *self.pairs.add(pair_table::WINDOWS) as usize }
+    }
+
+    /// `(o, a_begin, a_end, b_end)`: where window `w` (of `w_len` outputs)
+    /// starts, and its pair. With a table, the pair is the last whose first
+    /// window is not past `w` (a search of a few words that stay in L1).
+    #[inline(always)]
+    pub fn window(&self, w: usize, w_len: usize) -> (usize, usize, usize, usize) {
+        if self.pairs.is_null() {
+            let o = w * w_len;
+            let (a, a_end, b_end) = self.pair(o);
+            return (o, a, a_end, b_end);
+        }
+        // SAFETY: the table holds its header and `PAIRS` entries (the host's
+        // contract), and pair 0's first window is 0, so `i` is a pair.
+        let word = |i: usize| unsafe { *self.pairs.add(i) as usize };
+        let entry = |i: usize, f: usize| word(pair_table::FIRST + pair_table::ENTRY * i + f);
+        let i = first_fail(1, word(pair_table::PAIRS), |i| entry(i, 0) <= w) - 1;
+        let a = entry(i, 1);
+        (a + (w - entry(i, 0)) * w_len, a, entry(i, 2), entry(i, 3))
     }
 }
 
@@ -176,8 +209,10 @@ unsafe fn split_by_samples<K: Key, V: Word>(
 ///
 /// # Safety
 /// `items` holds `n` items, `samples` (if any) every sample of them, `parts`
-/// one slot per window.
+/// one slot per window; `pairs` is null or a round's table
+/// (`config::pair_table`) whose pairs lie within the items (no samples).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn partition<K: Key, V: Word>(
     items: Items<K, V>,
     samples: Samples<K, V>,
@@ -186,15 +221,15 @@ pub unsafe fn partition<K: Key, V: Word>(
     split: u64,
     window: u64,
     parts: *mut u64,
+    pairs: *const u64,
 ) {
     crate::arch::chain_launch();
-    let pass = Pass { n: n as usize, run: run as usize, split: split as usize };
+    let pass = Pass { n: n as usize, run: run as usize, split: split as usize, pairs };
     let w_len = window as usize;
-    let windows = pass.n.div_ceil(w_len);
+    let windows = pass.windows(w_len);
     let mut w = global_thread();
     while w < windows {
-        let o = w * w_len;
-        let (a, a_end, b_end) = pass.pair(o);
+        let (o, a, a_end, b_end) = pass.window(w, w_len);
         let take = if samples.is_some() {
             // SAFETY: the pair lies inside the array; its samples exist.
             unsafe { split_by_samples(items, samples, (a, a_end, b_end), o - a) }
@@ -226,10 +261,11 @@ macro_rules! entries {
                 split: u64,
                 window: u64,
                 parts: *mut u64,
+                pairs: *const u64,
             ) {
                 let samples = Samples { keys: sample_keys, vals: sample_vals };
-                // SAFETY: the host passes `n` items, their samples or null, one slot per window.
-                unsafe { partition::<$K, $V>(Items { keys, vals }, samples, n, run, split, window, parts) }
+                // SAFETY: the host passes `n` items, their samples or null, one slot per window, a table or null.
+                unsafe { partition::<$K, $V>(Items { keys, vals }, samples, n, run, split, window, parts, pairs) }
             }
         }
     };

@@ -31,7 +31,7 @@ fn bounds(pass: &Pass, o: usize) -> (usize, usize) {
 /// `parts` holds one split per window of the pass, `flag` one word.
 #[inline(always)]
 pub unsafe fn check(n: u64, run: u64, split: u64, window: u64, parts: *const u64, flag: *mut u32) {
-    let pass = Pass { n: n as usize, run: run as usize, split: split as usize };
+    let pass = Pass { n: n as usize, run: run as usize, split: split as usize, pairs: core::ptr::null() };
     let w_len = window as usize;
     let windows = pass.n.div_ceil(w_len);
     let mut w = global_thread();
@@ -64,7 +64,7 @@ pub unsafe fn repair(n: u64, run: u64, split: u64, window: u64, parts: *mut u64,
     if unsafe { core::ptr::read_volatile(flag) } == 0 {
         return;
     }
-    let pass = Pass { n: n as usize, run: run as usize, split: split as usize };
+    let pass = Pass { n: n as usize, run: run as usize, split: split as usize, pairs: core::ptr::null() };
     let w_len = window as usize;
     let windows = pass.n.div_ceil(w_len);
     let pair_len = 2 * pass.run;

@@ -48,7 +48,7 @@ pub unsafe fn merge_pass<K: Key, V: Word, const N: usize>(
     run: u64,
     parts: *const u64,
 ) {
-    let pass = Pass { n: n as usize, run: run as usize, split: run as usize };
+    let pass = Pass { n: n as usize, run: run as usize, split: run as usize, pairs: core::ptr::null() };
     let lane = lane_id();
     let w_len = WARP_SIZE as usize * N;
     let windows = pass.n.div_ceil(w_len);

@@ -18,6 +18,7 @@ warpsort_testkit::tests_main! {
         presorted_pairs_stable_and_argsort,
         scan_or_not_same_result_every_distribution,
         the_sample_sort_scans_keys_through_their_view,
+        runs_merge_a_round_at_a_time,
     ],
 }
 
@@ -316,6 +317,37 @@ fn the_sample_sort_scans_keys_through_their_view(g: &Gpu) {
                     &o,
                     &format!("sample sort f32 pairs {order:?} {shape:?} stable={stable}"),
                 );
+            }
+        }
+    }
+}
+
+/// Runs merged a round a launch (each round's merges one partition and one
+/// block merge over a table of its pairs, its runs without a partner
+/// copied): every count of runs the scan merges, runs of random lengths
+/// (many shorter than a window) and of equal ones, keys and stable pairs,
+/// both orders. Small enough for compute-sanitizer.
+fn runs_merge_a_round_at_a_time(g: &Gpu) {
+    for n in [40_000, (1 << 18) + 3] {
+        for runs in [2, 3, 4, 5, 9, 16, 31, ORDER_SCAN_DESCENTS + 1] {
+            for order in [Order::Ascending, Order::Descending] {
+                let tag = (n * 64 + runs) as u64;
+                let mut equal: Vec<u32> = keys(Dist::Uniform, n, seed("equal runs", n) ^ tag);
+                for run in equal.chunks_mut(n.div_ceil(runs)) {
+                    run.sort_by(|a, b| if order == Order::Ascending { a.cmp(b) } else { b.cmp(a) });
+                }
+                for (input, lay) in [(shaped::<u32>(Shape::Runs(runs), n, order, tag), "random"), (equal, "equal")] {
+                    let what = format!("{runs} {lay} runs {order:?} n={n}");
+                    check_keys(g, &input, &opts(Presorted::Always, order, false), &what);
+                    let vals: Vec<u32> = (0..n as u32).collect();
+                    check_pairs(
+                        g,
+                        &input,
+                        &vals,
+                        &opts(Presorted::Always, order, true),
+                        &format!("{what} stable pairs"),
+                    );
+                }
             }
         }
     }

@@ -217,7 +217,7 @@ pub(crate) fn sort<K: SortKey, V: Payload>(
     let mut merged = Vec::with_capacity(members.len());
     for (m, g) in members.iter().zip(&got) {
         let gpu = m.gpu;
-        let plan = MergeRunsPlan::new(kind, &exchange.runs(m.comm.rank()), gpu.policy());
+        let plan = MergeRunsPlan::batched(kind, &exchange.runs(m.comm.rank()), gpu.policy());
         let out = Buf::<K, V>::new(gpu, g.n, kind)?;
         let tmp = if plan.rounds.len() > 1 { Some(Buf::<u8, u8>::new(gpu, g.n, kind)?) } else { None };
         let parts = gpu.stream().alloc_zeros::<u8>(plan.parts_bytes)?;

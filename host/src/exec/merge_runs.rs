@@ -1,6 +1,7 @@
 //! Merging sorted runs of any lengths into one ([`MergeRunsPlan`]): each
 //! round's two-run merges (a partition and a block merge of one pair split
-//! where the second run starts) and the copies of runs without a partner.
+//! where the second run starts) and the copies of runs without a partner,
+//! or (batched) each round's merges all in one partition and one block merge.
 
 use crate::error::Result;
 use crate::gpu::Gpu;
@@ -26,6 +27,10 @@ impl Gpu {
         if plan.rounds.is_empty() {
             return self.copy_items(src, dst, 0, src.n);
         }
+        if plan.batched {
+            let tables: Vec<u64> = (0..plan.rounds.len()).flat_map(|r| plan.round_table(r)).collect();
+            self.upload(parts, &tables)?;
+        }
         let last = plan.rounds.len() - 1;
         let mut from = *src;
         for (r, round) in plan.rounds.iter().enumerate() {
@@ -36,12 +41,36 @@ impl Gpu {
             } else {
                 *tmp
             };
-            for step in round {
-                self.run_step(&from, &to, step, plan, parts)?;
+            if plan.batched {
+                self.run_round(&from, &to, r, plan, parts)?;
+            } else {
+                for step in round {
+                    self.run_step(&from, &to, step, plan, parts)?;
+                }
             }
             from = to;
         }
         Ok(())
+    }
+
+    /// Round `r` of a batched plan: the copies of its runs without a
+    /// partner, then one partition and one block merge over all its merges,
+    /// by its table (uploaded at `parts + plan.table_at(r)`).
+    fn run_round(&self, src: &Items, dst: &Items, r: usize, plan: &MergeRunsPlan, parts: DevPtr) -> Result<()> {
+        for step in plan.rounds[r].iter().filter(|s| !s.merges()) {
+            self.copy_items(src, dst, step.at, step.len())?;
+        }
+        if plan.round_windows(r) == 0 {
+            return Ok(());
+        }
+        let (pairs, slots) = (parts + plan.table_at(r) as u64, parts + plan.slots_at() as u64);
+        let (partition_shape, merge_shape) = plan.round_shapes(r);
+        // The table describes the pairs: `run` and `split` are not read.
+        let (run, split, window) = (src.n, src.n, plan.window);
+        let partition = MergePartition { items: src, samples: Samples::NONE, run, split, window, parts: slots, pairs };
+        self.launch(&partition, partition_shape)?;
+        let merge = BlockMerge { outputs: plan.outputs, src, dst, run, split, parts: slots, samples: Samples::NONE };
+        self.launch(&BlockMergeFrom { merge, first: 0, pairs }, merge_shape)
     }
 
     /// Queues the steps of `plan` that can run once runs `..=run` are in
@@ -108,7 +137,8 @@ impl Gpu {
         let (partition_shape, merge_shape) = plan.shapes(step);
         // One pair: `2 * run >= n`, split after the first run.
         let (run, split) = (n, step.a);
-        let partition = MergePartition { items: src, samples: Samples::NONE, run, split, window: plan.window, parts };
+        let partition =
+            MergePartition { items: src, samples: Samples::NONE, run, split, window: plan.window, parts, pairs: 0 };
         self.launch(&partition, partition_shape)?;
         let merge = BlockMerge { outputs: plan.outputs, src, dst, run, split, parts, samples: Samples::NONE };
         if ranges <= 1 {
@@ -117,7 +147,7 @@ impl Gpu {
         }
         for (windows, items) in plan.ranges(step, ranges) {
             let first = windows.start;
-            let merge = BlockMergeFrom { merge, first };
+            let merge = BlockMergeFrom { merge, first, pairs: 0 };
             self.launch(&merge, plan.merge_shape(windows.len()))?;
             merged(items)?;
         }

@@ -63,7 +63,7 @@ impl Gpu {
         let m = &plan.merge;
         let kind = plan.merge_items(src.kind);
         let (src, dst) = (&Items { kind, ..*src }, &Items { kind, ..*dst });
-        let partition = MergePartition { items: src, samples, run, split: run, window: m.window, parts };
+        let partition = MergePartition { items: src, samples, run, split: run, window: m.window, parts, pairs: 0 };
         self.launch_with(&partition, m.partition, m.overlap_partition)?;
         if kind.is_custom() {
             // A user's order may not be a strict weak order: make the splits

@@ -74,7 +74,7 @@ impl Gpu {
                 Ok(true)
             }
             Found::Runs(lens) => {
-                let plan = MergeRunsPlan::new(items.kind, &lens, self.policy());
+                let plan = MergeRunsPlan::batched(items.kind, &lens, self.policy());
                 let r = &sort.regions;
                 if plan.parts_bytes > r.parts_bytes {
                     return Ok(false);

@@ -128,6 +128,10 @@ pub(crate) struct MergePartition<'a> {
     pub split: usize,
     pub window: usize,
     pub parts: DevPtr,
+    /// A round of merges of runs of any lengths: its table
+    /// (`config::pair_table`), which `run` and `split` then do not describe;
+    /// 0 for the others.
+    pub pairs: DevPtr,
 }
 
 impl Kernel for MergePartition<'_> {
@@ -135,7 +139,8 @@ impl Kernel for MergePartition<'_> {
         KernelId::new(Family::MergePartition, self.items.kind)
     }
     fn params(&self) -> Vec<Param> {
-        let scalars = [u64(self.items.n), u64(self.run), u64(self.split), u64(self.window), Param::Ptr(self.parts)];
+        let (n, run, split, window) = (u64(self.items.n), u64(self.run), u64(self.split), u64(self.window));
+        let scalars = [n, run, split, window, Param::Ptr(self.parts), Param::Ptr(self.pairs)];
         [&items(self.items)[..], &samples(self.samples), &scalars].concat()
     }
 }
@@ -170,6 +175,9 @@ impl Kernel for BlockMerge<'_> {
 pub(crate) struct BlockMergeFrom<'a> {
     pub merge: BlockMerge<'a>,
     pub first: usize,
+    /// A round of merges of runs of any lengths: its table, as
+    /// [`MergePartition::pairs`]; 0 for the others.
+    pub pairs: DevPtr,
 }
 
 impl Kernel for BlockMergeFrom<'_> {
@@ -178,7 +186,8 @@ impl Kernel for BlockMergeFrom<'_> {
     }
     fn params(&self) -> Vec<Param> {
         let m = &self.merge;
-        let scalars = [u64(m.src.n), u64(m.run), u64(m.split), Param::Ptr(m.parts), u64(self.first)];
+        let scalars =
+            [u64(m.src.n), u64(m.run), u64(m.split), Param::Ptr(m.parts), u64(self.first), Param::Ptr(self.pairs)];
         [&items(m.src)[..], &items(m.dst), &scalars, &samples(m.samples)].concat()
     }
 }

@@ -59,11 +59,11 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         if crate::plan::merge_sort::STABLE_TILE_KINDS.contains(&kind) {
             all.push(Box::new(MergeTileSort { src: it, dst: it, tile: 4, stable: true, samples: s }));
         }
-        all.push(Box::new(MergePartition { items: it, samples: s, run: 1, split: 1, window: 2, parts: 3 }));
+        all.push(Box::new(MergePartition { items: it, samples: s, run: 1, split: 1, window: 2, parts: 3, pairs: 4 }));
         for outputs in BLOCK_MERGE_KEYS_PER_THREAD {
             all.push(Box::new(BlockMerge { outputs, src: it, dst: it, run: 1, split: 1, parts: 2, samples: s }));
             let merge = BlockMerge { outputs, src: it, dst: it, run: 1, split: 1, parts: 2, samples: s };
-            all.push(Box::new(BlockMergeFrom { merge, first: 3 }));
+            all.push(Box::new(BlockMergeFrom { merge, first: 3, pairs: 4 }));
         }
         for k in MERGE_KEYS_PER_LANE {
             all.push(Box::new(WarpMergePass { window: WARP_SIZE * k, src: it, dst: it, run: 1, parts: 2 }));

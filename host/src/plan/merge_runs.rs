@@ -2,7 +2,9 @@
 //! (the distributed sort's last local step: one run from each GPU): rounds
 //! of two-run merges, neighbours paired in order so that ties keep the
 //! runs' order (a stable merge), each a merge-path partition and a block
-//! merge of one pair split where the second run starts.
+//! merge of one pair split where the second run starts; or, batched, each
+//! round one partition and one block merge over all its pairs, which a
+//! table of the round's pairs describes (`config::pair_table`).
 
 use std::ops::Range;
 
@@ -10,7 +12,7 @@ use super::{Launch, Launches};
 use crate::launch::{Family, ItemKind, KernelId, Shape};
 use crate::options::{MergeKernel, MergeSortConfig};
 use crate::policy::Policy;
-use warpsort_kernels::config::merge_pass_smem_slots;
+use warpsort_kernels::config::{merge_pass_smem_slots, pair_table};
 
 /// One step of a round: runs `[at, at + a)` and `[at + a, at + a + b)`
 /// merged into the same place of the round's destination, or (`b == 0`) a
@@ -48,13 +50,30 @@ pub(crate) struct MergeRunsPlan {
     pub window: usize,
     pub smem: u32,
     pub partition_threads: u32,
+    /// Each round one partition and one block merge over all its merges, by
+    /// the round's table ([`MergeRunsPlan::round_table`]), rather than two
+    /// launches a step: a round of many short merges fills the GPU at once.
+    pub batched: bool,
     /// Bytes of the partition slots (one `u64` per window of the largest
-    /// merge, and one more).
+    /// merge, and one more); a batched plan's: the rounds' tables, then one
+    /// slot per window of the round of most windows, and one more.
     pub parts_bytes: usize,
 }
 
 impl MergeRunsPlan {
-    /// The plan for runs of `lens` items of `kind`, in order.
+    /// The plan for runs of `lens` items of `kind`, in order, a round a
+    /// launch ([`MergeRunsPlan::batched`]): a merge of runs all in place
+    /// before it starts.
+    pub fn batched(kind: ItemKind, lens: &[usize], p: &Policy) -> Self {
+        let mut plan = Self::new(kind, lens, p);
+        plan.batched = true;
+        let windows = (0..plan.rounds.len()).map(|r| plan.round_windows(r)).max().unwrap_or(0);
+        plan.parts_bytes = plan.slots_at() + (windows + 1) * 8;
+        plan
+    }
+
+    /// The plan for runs of `lens` items of `kind`, in order, a step at a
+    /// time (the steps of a round may be queued as their runs arrive).
     pub fn new(kind: ItemKind, lens: &[usize], p: &Policy) -> Self {
         let n: usize = lens.iter().sum();
         let cfg = MergeSortConfig { merge: MergeKernel::Block, ..Default::default() };
@@ -84,8 +103,48 @@ impl MergeRunsPlan {
             window,
             smem: merge_pass_smem_slots(window as u32, r.outputs, bytes) * bytes,
             partition_threads: p.partition_threads,
+            batched: false,
             parts_bytes: (largest.div_ceil(window) + 1) * 8,
         }
+    }
+
+    /// The steps of round `r` that merge (a batched round's pairs; its
+    /// copies are copies, a copy engine's work faster than a merge's).
+    fn round_steps(&self, r: usize) -> impl Iterator<Item = &RunStep> {
+        self.rounds[r].iter().filter(|s| s.merges())
+    }
+
+    /// Windows of round `r`, its steps' together (each step whole windows).
+    pub fn round_windows(&self, r: usize) -> usize {
+        self.round_steps(r).map(|s| s.len().div_ceil(self.window)).sum()
+    }
+
+    /// Round `r`'s table, as the partition and the block merge read it
+    /// (`config::pair_table`): its windows, its pairs, then each pair's
+    /// first window, where its runs begin and where its second run ends.
+    /// Steps that copy a run are not in it.
+    pub fn round_table(&self, r: usize) -> Vec<u64> {
+        let mut t = vec![0; pair_table::FIRST];
+        let mut windows = 0;
+        for s in self.round_steps(r) {
+            t.extend([windows, s.at, s.at + s.a, s.at + s.len()].map(|w| w as u64));
+            windows += s.len().div_ceil(self.window);
+        }
+        t[pair_table::WINDOWS] = windows as u64;
+        t[pair_table::PAIRS] = ((t.len() - pair_table::FIRST) / pair_table::ENTRY) as u64;
+        t
+    }
+
+    /// Where round `r`'s table lies in a batched plan's partition storage
+    /// (bytes; the rounds' tables one after another, from 0).
+    pub fn table_at(&self, r: usize) -> usize {
+        (0..r).map(|q| pair_table::words(self.round_steps(q).count()) * 8).sum()
+    }
+
+    /// Where a batched plan's partition slots start (bytes): after the
+    /// tables.
+    pub fn slots_at(&self) -> usize {
+        self.table_at(self.rounds.len())
     }
 
     /// Bytes of partition slots enough for the plan of any runs of up to
@@ -114,7 +173,16 @@ impl MergeRunsPlan {
 
     /// The merge of one step: its windows' partition and block merge.
     pub fn shapes(&self, step: &RunStep) -> (Shape, Shape) {
-        let windows = step.len().div_ceil(self.window);
+        self.shapes_of(step.len().div_ceil(self.window))
+    }
+
+    /// The merge of round `r` of a batched plan: the partition and block
+    /// merge of all its windows.
+    pub fn round_shapes(&self, r: usize) -> (Shape, Shape) {
+        self.shapes_of(self.round_windows(r))
+    }
+
+    fn shapes_of(&self, windows: usize) -> (Shape, Shape) {
         let partition = Shape::covering(windows, self.partition_threads, i32::MAX as u32);
         (partition, self.merge_shape(windows))
     }
@@ -240,6 +308,85 @@ mod tests {
                         (w, i) = (tiles.end, items.end);
                     }
                     assert_eq!((w, i), (windows, n), "{kind:?} {lens:?} k {k}");
+                }
+            }
+        }
+    }
+
+    /// What the kernels do with a round's table (`merge_path::Pass::window`):
+    /// the pair of window `w` is the last whose first window is not past it.
+    fn window_of(t: &[u64], w: usize, window: usize) -> (usize, usize, usize, usize) {
+        let pairs = t[pair_table::PAIRS] as usize;
+        let entry = |i: usize, f: usize| t[pair_table::FIRST + pair_table::ENTRY * i + f] as usize;
+        let i = (1..pairs).take_while(|&i| entry(i, 0) <= w).last().unwrap_or(0);
+        (entry(i, 1) + (w - entry(i, 0)) * window, entry(i, 1), entry(i, 2), entry(i, 3))
+    }
+
+    /// A batched round's windows cover each of its merges' items once, each
+    /// window inside its own step (its pair's runs the step's), none a
+    /// copy's, and the tables and slots fit the plan's partition storage.
+    #[test]
+    fn a_batched_round_covers_its_steps_window_by_window() {
+        for kind in [ItemKind::U32, ItemKind::U64U64] {
+            let w = MergeRunsPlan::new(kind, &[1, 1], &HOPPER).window;
+            for lens in [
+                vec![5, 0, 7, 3, 2],
+                vec![w, 1, w + 1, 2 * w - 1, 0, 0, 3 * w, 17],
+                vec![1 << 19; 32],
+                (0..32).map(|i| (i * 7919) % (3 * w)).collect(),
+            ] {
+                let plan = MergeRunsPlan::batched(kind, &lens, &HOPPER);
+                let n: usize = lens.iter().sum();
+                assert!(plan.batched);
+                let mut tables = 0;
+                for r in 0..plan.rounds.len() {
+                    let t = plan.round_table(r);
+                    assert_eq!(plan.table_at(r), tables * 8, "{kind:?} {lens:?} round {r}");
+                    tables += t.len();
+                    assert_eq!(t.len(), pair_table::words(t[pair_table::PAIRS] as usize));
+                    let windows = t[pair_table::WINDOWS] as usize;
+                    assert_eq!(windows, plan.round_windows(r));
+                    let mut covered = vec![0u8; n];
+                    for wi in 0..windows {
+                        let (o, a, a_end, b_end) = window_of(&t, wi, plan.window);
+                        let step = plan.rounds[r].iter().find(|s| s.at == a && s.merges()).unwrap();
+                        assert_eq!((a_end, b_end), (step.at + step.a, step.at + step.len()));
+                        assert!(o < b_end, "{kind:?} {lens:?} round {r} window {wi}");
+                        covered[o..(o + plan.window).min(b_end)].iter_mut().for_each(|c| *c += 1);
+                    }
+                    for s in &plan.rounds[r] {
+                        let want = u8::from(s.merges());
+                        assert!(
+                            covered[s.at..s.at + s.len()].iter().all(|&c| c == want),
+                            "{kind:?} {lens:?} round {r}"
+                        );
+                    }
+                }
+                assert_eq!(plan.slots_at(), tables * 8);
+                let most = (0..plan.rounds.len()).map(|r| plan.round_windows(r)).max().unwrap_or(0);
+                assert_eq!(plan.parts_bytes, plan.slots_at() + (most + 1) * 8);
+                assert_eq!(plan.rounds, MergeRunsPlan::new(kind, &lens, &HOPPER).rounds);
+            }
+        }
+    }
+
+    /// The merge of the runs the order scan finds (up to
+    /// `ORDER_SCAN_DESCENTS + 1`) fits the partition storage of the merge
+    /// sort it replaces, at every size the scan runs from.
+    #[test]
+    fn the_runs_of_a_scan_fit_the_sorts_partition_storage() {
+        use crate::plan::merge_sort::MergeSortPlan;
+        use warpsort_kernels::config::ORDER_SCAN_DESCENTS;
+        for kind in [ItemKind::U32, ItemKind::U32U32, ItemKind::U64U64] {
+            for n in [1 << 24, (1 << 24) + 12345, 1 << 26, 3 << 27] {
+                let sort = MergeSortPlan::new(&MergeSortConfig::default(), kind, n, &HOPPER).unwrap();
+                for runs in [2, 3, 8, 17, ORDER_SCAN_DESCENTS + 1] {
+                    let mut lens = vec![n / runs; runs];
+                    lens[0] += n % runs;
+                    lens[runs / 2] -= 777;
+                    lens[runs - 1] += 777;
+                    let plan = MergeRunsPlan::batched(kind, &lens, &HOPPER);
+                    assert!(plan.parts_bytes <= sort.regions.parts_bytes, "{kind:?} n {n} runs {runs}");
                 }
             }
         }
