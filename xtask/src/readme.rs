@@ -214,10 +214,10 @@ mod tests {
         let root = crate::root();
         let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
         let mut rows = Vec::new();
-        for run in ["call2-bench-types-sizes-ea6096b-h200.jsonl", "call2-bench-dists-ea6096b-h200.jsonl"] {
+        for run in ["call4-bench-types-sizes-cfb77c2-h200.jsonl", "call4-bench-dists-cfb77c2-h200.jsonl"] {
             // Cited by its log or its rows.
             assert!(readme.contains(run.trim_end_matches(".jsonl")), "the README cites {run}");
-            let text = std::fs::read_to_string(root.join("docs/runs/2026-11-29g").join(run)).unwrap();
+            let text = std::fs::read_to_string(root.join("docs/runs/2026-11-30b").join(run)).unwrap();
             rows.extend(parse(&text).unwrap());
         }
         let rewritten = rewrite(&readme, &rows).unwrap();
