@@ -108,6 +108,11 @@ impl MergeRunsPlan {
         }
     }
 
+    /// Windows of `step`'s merge (the last one short).
+    fn windows(&self, step: &RunStep) -> usize {
+        step.len().div_ceil(self.window)
+    }
+
     /// The steps of round `r` that merge (a batched round's pairs; its
     /// copies are copies, a copy engine's work faster than a merge's).
     fn round_steps(&self, r: usize) -> impl Iterator<Item = &RunStep> {
@@ -116,7 +121,7 @@ impl MergeRunsPlan {
 
     /// Windows of round `r`, its steps' together (each step whole windows).
     pub fn round_windows(&self, r: usize) -> usize {
-        self.round_steps(r).map(|s| s.len().div_ceil(self.window)).sum()
+        self.round_steps(r).map(|s| self.windows(s)).sum()
     }
 
     /// Round `r`'s table, as the partition and the block merge read it
@@ -128,7 +133,7 @@ impl MergeRunsPlan {
         let mut windows = 0;
         for s in self.round_steps(r) {
             t.extend([windows, s.at, s.at + s.a, s.at + s.len()].map(|w| w as u64));
-            windows += s.len().div_ceil(self.window);
+            windows += self.windows(s);
         }
         t[pair_table::WINDOWS] = windows as u64;
         t[pair_table::PAIRS] = ((t.len() - pair_table::FIRST) / pair_table::ENTRY) as u64;
@@ -173,7 +178,7 @@ impl MergeRunsPlan {
 
     /// The merge of one step: its windows' partition and block merge.
     pub fn shapes(&self, step: &RunStep) -> (Shape, Shape) {
-        self.shapes_of(step.len().div_ceil(self.window))
+        self.shapes_of(self.windows(step))
     }
 
     /// The merge of round `r` of a batched plan: the partition and block
@@ -197,7 +202,7 @@ impl MergeRunsPlan {
     /// step's start): a merge launched a range at a time (a host sort's
     /// root, copied back as each range is merged).
     pub fn ranges(&self, step: &RunStep, k: usize) -> Vec<(Range<usize>, Range<usize>)> {
-        let (n, windows) = (step.len(), step.len().div_ceil(self.window));
+        let (n, windows) = (step.len(), self.windows(step));
         let k = k.clamp(1, windows.max(1));
         let cut = |i: usize| i * windows / k;
         (0..k).map(|i| (cut(i)..cut(i + 1), (cut(i) * self.window).min(n)..(cut(i + 1) * self.window).min(n))).collect()
