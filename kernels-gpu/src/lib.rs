@@ -204,7 +204,7 @@ emulated_modules!(block_network, item, network, tile, warp);
 macro_rules! builtin_modules {
     ($($m:ident),* $(,)?) => { $( #[cfg(all(target_arch = "nvptx64", not(warpsort_custom)))] pub mod $m; )* };
 }
-builtin_modules!(block_merge, paper, presorted, probe);
+builtin_modules!(block_merge, paper, probe);
 
 /// Declares the modules of the built-in kernels that also build on the host
 /// under the emulator (feature `emulate`; their entry points are the nvptx
@@ -220,7 +220,7 @@ macro_rules! builtin_emulated_modules {
         )*
     };
 }
-builtin_emulated_modules!(checks, distribute, encode, segmented, span);
+builtin_emulated_modules!(checks, distribute, encode, presorted, segmented, span);
 
 /// The PTX instructions emulated on the host (feature `emulate`): kernels
 /// written against `arch` alone run there under [`arch::launch`].

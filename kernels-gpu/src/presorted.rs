@@ -7,6 +7,7 @@ use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use crate::arch::{global_thread, grid_threads, lane_id};
 use crate::encode::Encoding;
 use crate::item::Word;
+#[cfg(target_arch = "nvptx64")]
 use crate::ordered::View;
 use crate::config::{ORDER_SCAN_DESCENTS, ORDER_SCAN_WARP_ITEMS, REVERSE_SWAPS, WARP_SIZE, order_scan};
 use crate::warp;
@@ -208,6 +209,7 @@ pub unsafe fn reverse<T: Copy + Default>(p: *mut T, n: u64) {
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 macro_rules! entries {
     ($($t:ident),*) => {$(
         #[doc = concat!("Entry points for `", stringify!($t), "` words.")]
@@ -231,4 +233,5 @@ macro_rules! entries {
         }
     )*};
 }
+#[cfg(target_arch = "nvptx64")]
 entries!(u32, u64);
