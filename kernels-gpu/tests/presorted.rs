@@ -23,11 +23,11 @@ fn run(keys: &[u32], blocks: u32) -> Words {
     out.try_into().unwrap()
 }
 
-/// The flags and descents of the pairs `(i, i + 1)` for `i` in `at`.
-fn seen(keys: &[u32], at: impl Iterator<Item = usize>) -> (u64, u64, Vec<u64>) {
+/// The flags, the descents and the runs' starts of every neighbouring pair.
+fn seen(keys: &[u32]) -> (u64, u64, Vec<u64>) {
     let (mut flags, mut descents, mut starts) = (0, 0, Vec::new());
-    for i in at {
-        let (a, b) = (keys[i], keys[i + 1]);
+    for (i, p) in keys.windows(2).enumerate() {
+        let (a, b) = (p[0], p[1]);
         flags |= match a.cmp(&b) {
             std::cmp::Ordering::Greater => {
                 descents += 1;
@@ -49,7 +49,7 @@ fn check(keys: &[u32], blocks: u32, what: &str) {
     let got = run(keys, blocks);
     let (f, c, s) = (order_scan::FLAGS, order_scan::COUNT, order_scan::STARTS);
     let listed = ORDER_SCAN_DESCENTS as u64;
-    let (flags, descents, mut starts) = seen(keys, 0..keys.len().saturating_sub(1));
+    let (flags, descents, mut starts) = seen(keys);
     if descents <= listed {
         assert_eq!((got[f], got[c]), (flags, descents), "{what}: flags and descents");
         let mut listed_starts = got[s..s + descents as usize].to_vec();
