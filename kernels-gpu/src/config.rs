@@ -432,6 +432,23 @@ pub mod order_scan {
     pub const DESCENT: u32 = 2;
     /// Some `key(i) == key(i + 1)`.
     pub const EQUAL: u32 = 4;
+
+    /// Whether the words `flags` and `count` prove the input unordered
+    /// whatever order its equal keys must keep: an ascent and more descents
+    /// than listed (a full sort follows). The sample sort's first sampling,
+    /// queued behind the scan before the host reads its words, runs only
+    /// then.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::{ORDER_SCAN_DESCENTS, order_scan};
+    /// let many = ORDER_SCAN_DESCENTS as u64 + 1;
+    /// assert!(order_scan::unordered((order_scan::ASCENT | order_scan::DESCENT) as u64, many));
+    /// assert!(!order_scan::unordered(order_scan::DESCENT as u64, many)); // descending: a reversal
+    /// assert!(!order_scan::unordered((order_scan::ASCENT | order_scan::DESCENT) as u64, many - 1)); // runs
+    /// ```
+    pub const fn unordered(flags: u64, count: u64) -> bool {
+        flags & ASCENT as u64 != 0 && count > super::ORDER_SCAN_DESCENTS as u64
+    }
 }
 
 /// Bytes of one item of a user's key type (`warpsort_key::Order`) in

@@ -47,6 +47,8 @@ use crate::item::{Key, Pair};
 #[cfg(target_arch = "nvptx64")]
 use crate::{encode::Plain, ordered::View};
 use crate::config::WARP_SIZE;
+#[cfg(target_arch = "nvptx64")]
+use crate::config::order_scan;
 use crate::config::distribute::{
     BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, FINAL_BUCKETS, FIRST_PASS_SPLITTERS, LOG_DIRECTORY_CELLS, LOG_WAYS,
     SCAN_ITEMS, SCATTER_ITEMS, SegmentWork, WAYS, count_regions, scatter_regions, splitters_bytes,
@@ -1388,15 +1390,28 @@ macro_rules! distribute_kernels {
         pub mod $m {
             use super::*;
 
-            /// [`sample_splitters`] of these keys.
+            /// [`sample_splitters`] of these keys. `scan`: null, or the
+            /// order scan's words (`config::order_scan`), with which the
+            /// kernel samples only where they prove the input unordered
+            /// ([`order_scan::unordered`]): the first pass's sampling
+            /// queued behind the scan before the host reads them.
             #[unsafe(export_name = concat!(crate::kernel_name!($sample), "_", $suffix))]
             pub unsafe extern "ptx-kernel" fn sample(
                 keys: *const $k,
                 segments: *const SegmentWork,
                 splitters: *mut $k,
                 oversample: u32,
+                scan: *const u64,
                 $($view: $vt),*
             ) {
+                if !scan.is_null() {
+                    crate::arch::chain_launch();
+                    // SAFETY: the host passes the scan's words, written before this launch.
+                    let (flags, count) = unsafe { (*scan.add(order_scan::FLAGS), *scan.add(order_scan::COUNT)) };
+                    if !order_scan::unordered(flags, count) {
+                        return;
+                    }
+                }
                 // SAFETY: the host's launch (`distribute` plans).
                 unsafe {
                     sample_splitters::<_, { crate::config::distribute::SAMPLE_ITEMS as usize }>(

@@ -4,7 +4,8 @@
 //! (with and without the scan) against the CPU reference: every key type,
 //! both orders, pairs, stable pairs (a reversal must not reorder equal
 //! keys), argsort, sizes around the tiles and the runs' limit; the sample
-//! sort's scan of keys read through their view.
+//! sort's scan of keys read through their view, and its first sampling
+//! queued behind the scan.
 
 use warpsort::kernels::config::{ORDER_SCAN_DESCENTS, order_scan};
 use warpsort::{Algorithm, Bits, Gpu, Order, Presorted, SortKey, SortOptions, Tuple};
@@ -19,6 +20,8 @@ warpsort_testkit::tests_main! {
         scan_or_not_same_result_every_distribution,
         the_sample_sort_scans_keys_through_their_view,
         runs_merge_a_round_at_a_time,
+        the_sample_sort_samples_behind_the_scan,
+        the_sample_sort_samples_behind_the_scan_briefly,
     ],
 }
 
@@ -351,4 +354,61 @@ fn runs_merge_a_round_at_a_time(g: &Gpu) {
             }
         }
     }
+}
+
+/// The sample sort's first sampling, queued behind the order scan before
+/// the host reads its words, runs only where they prove the input unordered:
+/// every distribution (the sampling ran) and every shape (it did not, or,
+/// for reversed runs of ties that a stable sort must not reverse, the input
+/// is sampled again), `u32` and `u64` keys (their own ordered words: no
+/// view) and `f32` keys (read through their view), keys, pairs and stable
+/// pairs, both orders: the same result as the CPU reference.
+fn the_sample_sort_samples_behind_the_scan(g: &Gpu) {
+    for n in [100_003, (1 << 20) + 5] {
+        for order in [Order::Ascending, Order::Descending] {
+            sample_behind_scan::<u32>(g, n, &sample_inputs::<u32>(n, order, 7, &Dist::ALL, &SHAPES), order);
+            sample_behind_scan::<u64>(g, n, &sample_inputs::<u64>(n, order, 8, &Dist::ALL, &SHAPES), order);
+            sample_behind_scan::<f32>(g, n, &sample_inputs::<f32>(n, order, 9, &Dist::ALL, &SHAPES), order);
+        }
+    }
+}
+
+/// [`the_sample_sort_samples_behind_the_scan`] in a few sorts, small enough
+/// for compute-sanitizer: sampled (uniform), not sampled (sorted, reversed,
+/// runs), sampled again (reversed ties, stable).
+fn the_sample_sort_samples_behind_the_scan_briefly(g: &Gpu) {
+    let n = 100_003;
+    let shapes = [Shape::Sorted, Shape::Reversed, Shape::ReversedTies, Shape::Runs(ORDER_SCAN_DESCENTS + 2)];
+    for order in [Order::Ascending, Order::Descending] {
+        sample_behind_scan::<u32>(g, n, &sample_inputs::<u32>(n, order, 10, &[Dist::Uniform], &shapes), order);
+    }
+}
+
+/// Sorts each of `inputs` (`n` keys and what they are) by the sample sort
+/// with the scan, keys, pairs and stable pairs, in `order`.
+fn sample_behind_scan<K: SortKey + PartialOrd>(g: &Gpu, n: usize, inputs: &[(Vec<K>, String)], order: Order) {
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let o = |stable| SortOptions { algorithm: Algorithm::SampleSort, ..opts(Presorted::Always, order, stable) };
+    for (input, what) in inputs {
+        check_keys(g, input, &o(false), &format!("sample sort {} {what} {order:?} n={n}", K::NAME));
+        for stable in [false, true] {
+            let what = format!("sample sort {} pairs {what} {order:?} stable={stable} n={n}", K::NAME);
+            check_pairs(g, input, &vals, &o(stable), &what);
+        }
+    }
+}
+
+/// `n` keys of each of `dists` and `shapes` (in `order`), named.
+fn sample_inputs<K: SortKey>(
+    n: usize,
+    order: Order,
+    tag: u64,
+    dists: &[Dist],
+    shapes: &[Shape],
+) -> Vec<(Vec<K>, String)>
+where
+    K::Bits: FromPattern,
+{
+    let drawn = dists.iter().map(|&d| (keys::<K>(d, n, seed(d.name(), n) ^ tag), d.name().to_string()));
+    drawn.chain(shapes.iter().map(|&s| (shaped::<K>(s, n, order, tag), format!("{s:?}")))).collect()
 }

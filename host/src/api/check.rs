@@ -152,7 +152,7 @@ impl Gpu {
         let words = self.stream().alloc_zeros::<u64>(order_scan::WORDS)?;
         let (k, _k) = self.addr(keys, "keys")?;
         let scan = PresortedPlan::new(kind, n, 0, self.policy());
-        self.scan_words(&Items::new(k, 0, n, kind), &scan, self.ptr(&words), View::IDENTITY)
+        self.scan_words(&Items::new(k, 0, n, kind), &scan, self.ptr(&words), View::IDENTITY, || Ok(()))
     }
 
     /// Counts, fingerprint and descents inside segments only: like

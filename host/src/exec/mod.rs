@@ -26,6 +26,7 @@ use crate::plan::merge_sort::MergeSortPlan;
 use crate::plan::presorted::Found;
 use crate::plan::sample::SamplePlan;
 use crate::plan::{Algo, Launches, SortPlan};
+use presorted::Scanned;
 
 impl Gpu {
     /// Refuses, before anything runs, the launches of `plan` this GPU
@@ -73,13 +74,14 @@ impl Gpu {
         temp: DevPtr,
     ) -> Result<()> {
         let algo_temp = temp + plan.algo_at as u64;
+        let mut sampled = false;
         if let Some(scan) = &plan.presorted {
-            match self.find_order(items, merge, scan, temp, view)? {
-                Found::Unsorted => {}
-                found @ (Found::Sorted | Found::Reversed) => {
+            match self.find_order(items, merge, scan, temp, view, Some((sample, algo_temp)))? {
+                (Found::Unsorted, s) => sampled = s,
+                (found @ (Found::Sorted | Found::Reversed), _) => {
                     return self.finish_presorted(items, merge, scan, found, algo_temp).map(drop);
                 }
-                found => {
+                (found, _) => {
                     return self.with_view(items, view, || {
                         if self.finish_presorted(items, merge, scan, found, algo_temp)? {
                             return Ok(());
@@ -89,7 +91,10 @@ impl Gpu {
                 }
             }
         }
-        self.sample_sort(items, sample, algo_temp, view)?;
+        match sampled {
+            true => self.sample_rest(items, sample, algo_temp, view)?,
+            false => self.sample_sort(items, sample, algo_temp, view)?,
+        }
         self.map_through(items, view, true)
     }
 
@@ -100,16 +105,23 @@ impl Gpu {
     /// captured (it waits for its buckets).
     fn run_algo(&self, items: &Items, plan: &SortPlan, temp: DevPtr) -> Result<()> {
         let algo_temp = temp + plan.algo_at as u64;
-        if let (Some(scan), Some(m)) = (&plan.presorted, plan.algo.merge())
-            && self.presorted(items, m, scan, temp, algo_temp)?
-        {
-            return Ok(());
+        let mut sampled = false;
+        if let (Some(scan), Some(m)) = (&plan.presorted, plan.algo.merge()) {
+            let sample = match &plan.algo {
+                Algo::Sample { sample, .. } => Some(sample),
+                _ => None,
+            };
+            match self.presorted(items, m, scan, temp, algo_temp, sample)? {
+                Scanned::Done => return Ok(()),
+                Scanned::Unsorted { sampled: s } => sampled = s,
+            }
         }
         match &plan.algo {
             Algo::Nothing => Ok(()),
             Algo::MergeSort(m) => self.merge_sort(items, m, algo_temp),
             Algo::Bitonic(b) => self.bitonic(items, b),
             Algo::Paper(p) => self.paper(items, p, algo_temp),
+            Algo::Sample { sample, .. } if sampled => self.sample_rest(items, sample, algo_temp, View::IDENTITY),
             Algo::Sample { sample, .. } if !self.capturing() => {
                 self.sample_sort(items, sample, algo_temp, View::IDENTITY)
             }

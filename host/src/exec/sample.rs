@@ -5,7 +5,7 @@
 //! the items, each final bucket's span from both passes' splitters, then
 //! the segmented sort of the final buckets.
 
-use warpsort_kernels::config::distribute::{self, BUCKETS, BlockWork, SegmentWork};
+use warpsort_kernels::config::distribute::{BUCKETS, BlockWork, SegmentWork};
 use warpsort_kernels::ordered::View;
 
 use crate::error::Result;
@@ -23,18 +23,42 @@ impl Gpu {
     /// as ordered words. The first pass reads them through it, so that the
     /// items hold ordered words afterwards.
     pub(crate) fn sample_sort(&self, items: &Items, plan: &SamplePlan, temp: DevPtr, view: View) -> Result<()> {
+        self.sample_first(items, plan, temp, view, 0)?;
+        self.sample_rest(items, plan, temp, view)
+    }
+
+    /// The start of [`Gpu::sample_sort`]: the first pass's tables, up from
+    /// the host, and its sampling, which reads the keys and writes only
+    /// `temp`. With `scan` (the order scan's words, not 0) the sampling
+    /// runs only where they prove the input unordered
+    /// (`config::order_scan::unordered`): queued behind the scan before the
+    /// host reads its words, it keeps the GPU busy while the host wakes.
+    pub(crate) fn sample_first(
+        &self,
+        items: &Items,
+        plan: &SamplePlan,
+        temp: DevPtr,
+        view: View,
+        scan: DevPtr,
+    ) -> Result<()> {
+        debug_assert_eq!(items.n, plan.n);
+        let at = |offset: usize| temp + offset as u64;
+        // The first pass: one segment, its tables from the host.
+        let (blocks, segments) = plan.first_tables();
+        debug_assert!(blocks.len() == plan.first_blocks() && blocks.len() <= plan.max_blocks);
+        self.upload(at(plan.blocks), as_bytes(&blocks))?;
+        self.upload(at(plan.segments), as_bytes(&segments))?;
+        self.sample_pass(items, 1, 0, plan, temp, view, scan)
+    }
+
+    /// The rest of [`Gpu::sample_sort`] after [`Gpu::sample_first`] (whose
+    /// sampling ran).
+    pub(crate) fn sample_rest(&self, items: &Items, plan: &SamplePlan, temp: DevPtr, view: View) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
         let n = items.n;
         let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
         let between = Items::new(at(plan.keys), vals, n, items.kind);
-        // The first pass: one segment, its tables from the host.
-        let whole = [(0, n as u64)];
-        let blocks: Vec<BlockWork> = distribute::blocks(&whole, plan.chunks[0] as u64).collect();
-        let segments: Vec<SegmentWork> = distribute::segments(&whole, plan.chunks[0] as u64).collect();
-        debug_assert!(blocks.len() <= plan.max_blocks);
-        self.upload(at(plan.blocks), as_bytes(&blocks))?;
-        self.upload(at(plan.segments), as_bytes(&segments))?;
-        self.distribute(items, &between, 1, blocks.len(), 0, plan, temp, view)?;
+        self.distribute(items, &between, plan.first_blocks(), 0, plan, temp, view)?;
         // The second: the first's buckets, its tables from their offsets on
         // the GPU, a grid for the most blocks any such cut makes.
         let tables = DistributeTables {
@@ -45,7 +69,8 @@ impl Gpu {
             max_blocks: plan.max_blocks,
         };
         self.launch_with(&tables, plan.tables_shape(), Overlap::WithPrevious)?;
-        self.distribute(&between, items, BUCKETS as usize, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
+        self.sample_pass(&between, BUCKETS as usize, 1, plan, temp, View::IDENTITY, 0)?;
+        self.distribute(&between, items, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
         let spans = plan.spans.map(at);
         if let Some(spans) = spans {
             let word = items.kind.keys_only();
@@ -59,16 +84,43 @@ impl Gpu {
         self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans)
     }
 
-    /// Distribution pass `pass` (0 or 1) of `src`'s `segs` segments into
-    /// `dst` by the tables in place (`blocks` entries, some idle in the
-    /// second pass), the offsets of their buckets at the plan's `offsets`;
-    /// `src`'s keys read through `view`, ordered words written.
+    /// The splitters of distribution pass `pass` (0 or 1) of `src`'s `segs`
+    /// segments, its keys read through `view`; `scan` as in
+    /// [`Gpu::sample_first`].
+    #[allow(clippy::too_many_arguments)]
+    fn sample_pass(
+        &self,
+        src: &Items,
+        segs: usize,
+        pass: usize,
+        plan: &SamplePlan,
+        temp: DevPtr,
+        view: View,
+        scan: DevPtr,
+    ) -> Result<()> {
+        let at = |offset: usize| temp + offset as u64;
+        let sample = DistributeSample {
+            word: src.kind.keys_only(),
+            keys: src.keys,
+            segments: at(plan.segments),
+            splitters: at(plan.splitters_of(pass)),
+            oversample: plan.oversample,
+            scan,
+            view,
+        };
+        self.launch_with(&sample, plan.sample_shape(segs), Overlap::WithPrevious)
+    }
+
+    /// Distribution pass `pass` (0 or 1) of `src` into `dst` by the tables
+    /// in place (`blocks` entries, some idle in the second pass) and the
+    /// splitters [`Gpu::sample_pass`] drew, the offsets of their buckets at
+    /// the plan's `offsets`; `src`'s keys read through `view`, ordered words
+    /// written.
     #[allow(clippy::too_many_arguments)]
     fn distribute(
         &self,
         src: &Items,
         dst: &Items,
-        segs: usize,
         blocks: usize,
         pass: usize,
         plan: &SamplePlan,
@@ -76,18 +128,9 @@ impl Gpu {
         view: View,
     ) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
-        // The first pass's splitters past the second's, so that both stay.
-        let splitters = at(if pass == 0 { plan.first_splitters() } else { plan.splitters });
+        let splitters = at(plan.splitters_of(pass));
         let (word, starts) = (src.kind.keys_only(), at(plan.starts));
-        let sample = DistributeSample {
-            word,
-            keys: src.keys,
-            segments: at(plan.segments),
-            splitters,
-            oversample: plan.oversample,
-            view,
-        };
-        self.launch_with(&sample, plan.sample_shape(segs), Overlap::WithPrevious)?;
+        let segs = if pass == 0 { 1 } else { BUCKETS as usize };
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
         let labels = at(plan.labels);
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels, view };

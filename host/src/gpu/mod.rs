@@ -295,6 +295,28 @@ impl Gpu {
         Ok(self.stream.synchronize()?)
     }
 
+    /// [`Gpu::download`] of at most [`READBACK_BYTES`], with the work
+    /// `ahead` queues put behind the copy before the host waits (for the
+    /// copy alone, where the handle has its pinned memory; else after the
+    /// wait). `ahead` must not read back; its error comes back after the
+    /// copy.
+    pub(crate) fn download_behind<T: DeviceRepr>(
+        &self,
+        src: DevPtr,
+        dst: &mut [T],
+        ahead: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        debug_assert!(size_of_val(dst) <= READBACK_BYTES);
+        self.ctx.bind_to_thread()?;
+        if let Some(Some(r)) = self.readback().as_mut() {
+            // SAFETY: as in `download`.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), size_of_val(dst)) };
+            return r.read_behind(src, bytes, ahead);
+        }
+        self.download(src, dst)?;
+        ahead()
+    }
+
     /// The handle's pinned memory for small reads, made on first use
     /// (`None` inside: it could not be allocated, and reads go without).
     fn readback(&self) -> MutexGuard<'_, Option<Option<Readback>>> {

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaStream, PinnedHostSlice};
+use cudarc::driver::{CudaEvent, CudaStream, PinnedHostSlice};
 
 use crate::error::{Error, Result};
 use crate::launch::DevPtr;
@@ -18,9 +18,11 @@ use crate::launch::DevPtr;
 /// ones go straight into the caller's memory.
 pub(crate) const READBACK_BYTES: usize = 4 << 10;
 
-/// The pinned landing area and the stream its copies run on.
+/// The pinned landing area, the stream its copies run on, and the event
+/// that marks where a copy ends when work is queued behind it.
 pub(crate) struct Readback {
     stream: Arc<CudaStream>,
+    landed: CudaEvent,
     /// Owns the allocation `ptr` points into.
     _buf: PinnedHostSlice<u8>,
     ptr: *mut u8,
@@ -37,7 +39,8 @@ impl Readback {
         let mut buf = unsafe { stream.context().alloc_pinned_with_flags::<u8>(READBACK_BYTES, 0) }
             .map_err(|_| Error::OutOfPinnedMemory { requested: READBACK_BYTES })?;
         let ptr = buf.as_mut_ptr()?;
-        Ok(Readback { stream: stream.clone(), _buf: buf, ptr })
+        let landed = stream.context().new_event(None)?;
+        Ok(Readback { stream: stream.clone(), landed, _buf: buf, ptr })
     }
 
     /// Copies `dst.len()` bytes (at most [`READBACK_BYTES`]) from `src`
@@ -53,5 +56,27 @@ impl Readback {
         self.stream.synchronize()?;
         dst.copy_from_slice(landing);
         Ok(())
+    }
+
+    /// [`Readback::read`], with `ahead` queued behind the copy before the
+    /// host waits, for the copy alone: the GPU runs `ahead`'s work while
+    /// the host wakes. `ahead` must not read back (this area is taken);
+    /// its error, if any, comes back once the copy has landed.
+    pub(crate) fn read_behind(
+        &mut self,
+        src: DevPtr,
+        dst: &mut [u8],
+        ahead: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        debug_assert!(dst.len() <= READBACK_BYTES);
+        // SAFETY: as in `read`.
+        let landing = unsafe { std::slice::from_raw_parts_mut(self.ptr, dst.len()) };
+        // SAFETY: as in `read`.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(landing, src, self.stream.cu_stream()) }?;
+        self.landed.record(&self.stream)?;
+        let queued = ahead();
+        self.landed.synchronize()?;
+        dst.copy_from_slice(landing);
+        queued
     }
 }

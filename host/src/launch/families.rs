@@ -810,6 +810,9 @@ pub(crate) struct DistributeSample {
     pub splitters: DevPtr,
     /// Samples a way: a power of two, `OVERSAMPLE` to `MAX_OVERSAMPLE`.
     pub oversample: u32,
+    /// 0, or the order scan's words: the kernel then samples only where
+    /// they prove the input unordered (`config::order_scan::unordered`).
+    pub scan: DevPtr,
     /// How the keys are read (the identity: ordered words).
     pub view: View,
 }
@@ -819,8 +822,13 @@ impl Kernel for DistributeSample {
         KernelId::new(distribute_family(Family::DistributeSample, self.view), self.word)
     }
     fn params(&self) -> Vec<Param> {
-        let p =
-            [Param::Ptr(self.keys), Param::Ptr(self.segments), Param::Ptr(self.splitters), Param::U32(self.oversample)];
+        let p = [
+            Param::Ptr(self.keys),
+            Param::Ptr(self.segments),
+            Param::Ptr(self.splitters),
+            Param::U32(self.oversample),
+            Param::Ptr(self.scan),
+        ];
         [&p[..], &distribute_view(self.view)].concat()
     }
 }

@@ -157,7 +157,15 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
         all.push(Box::new(SearchBounds { word, keys: 1, n: 2, queries: 3, upper: 4, q: 5, out: 6 }));
         all.push(Box::new(OrderScan { word, keys: 1, n: 2, out: 3, view }));
         for view in [View::IDENTITY, View::of_mode(mode::FLOAT, 32)] {
-            all.push(Box::new(DistributeSample { word, keys: 1, segments: 2, splitters: 3, oversample: 16, view }));
+            all.push(Box::new(DistributeSample {
+                word,
+                keys: 1,
+                segments: 2,
+                splitters: 3,
+                oversample: 16,
+                scan: 4,
+                view,
+            }));
             all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4, labels: 5, view }));
         }
         all.push(Box::new(Reverse { word, p: 1, n: 2 }));

@@ -140,6 +140,37 @@ mod tests {
         assert_eq!(found(&runs, false), Found::Runs(vec![4; ORDER_SCAN_DESCENTS + 1]));
     }
 
+    /// Words that let the sample sort's first sampling run behind the scan
+    /// (`order_scan::unordered`) always mean the full sort, whatever ties
+    /// must keep; words that do not may still mean it (reversed ties that
+    /// must keep their order: sampled again).
+    #[test]
+    fn words_proven_unordered_mean_the_full_sort() {
+        let listed = ORDER_SCAN_DESCENTS as u64;
+        let words = |flags: u64, count: u64| {
+            let mut w = [0u64; order_scan::WORDS];
+            (w[order_scan::FLAGS], w[order_scan::COUNT]) = (flags, count);
+            for (i, s) in w[order_scan::STARTS..].iter_mut().enumerate().take(count.min(listed) as usize) {
+                *s = i as u64 + 1;
+            }
+            w
+        };
+        for flags in 0..8u64 {
+            for count in [0, 1, listed, listed + 1, 1000] {
+                for ties_in_order in [false, true] {
+                    if order_scan::unordered(flags, count) {
+                        let found = Found::from_words(&words(flags, count), 10_000, ties_in_order);
+                        assert_eq!(found, Found::Unsorted, "flags {flags} count {count}");
+                    }
+                }
+            }
+        }
+        // Descending with ties a stable sort keeps: not proven, yet unsorted.
+        let (d, e) = (order_scan::DESCENT as u64, order_scan::EQUAL as u64);
+        assert!(!order_scan::unordered(d | e, listed + 1));
+        assert_eq!(Found::from_words(&words(d | e, listed + 1), 10_000, true), Found::Unsorted);
+    }
+
     #[test]
     fn runs_come_back_in_order_whatever_order_they_were_listed_in() {
         let mut w = scan_reference(&[3u32, 4, 1, 2, 0, 7]);

@@ -10,9 +10,9 @@
 
 use warpsort_kernels::config::compact_words;
 use warpsort_kernels::config::distribute::{
-    BUCKETS, BlockWork, FINAL_BUCKETS, FIRST_PASS_SPLITTERS, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART, SCAN_THREADS,
-    SPLITTER_KEYS, SegmentWork, TABLES_THREADS, THREADS, WAYS, count_smem_bytes, sample_smem_bytes, sample_threads,
-    scan_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
+    self, BUCKETS, BlockWork, FINAL_BUCKETS, FIRST_PASS_SPLITTERS, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SCAN_PART,
+    SCAN_THREADS, SPLITTER_KEYS, SegmentWork, TABLES_THREADS, THREADS, WAYS, count_smem_bytes, sample_smem_bytes,
+    sample_threads, scan_smem_bytes, scatter_smem_bytes, tables_smem_bytes,
 };
 
 use crate::error::{Error, Result};
@@ -205,9 +205,27 @@ impl SamplePlan {
         self.offsets_shapes[1]
     }
 
-    /// Where the first pass's splitters lie.
-    pub fn first_splitters(&self) -> usize {
-        self.splitters + FIRST_PASS_SPLITTERS as usize * self.kind.key_bytes()
+    /// Where the splitters of pass `pass` (0 or 1) lie: the first pass's
+    /// past the second's, so that both stay.
+    pub fn splitters_of(&self, pass: usize) -> usize {
+        match pass {
+            0 => self.splitters + FIRST_PASS_SPLITTERS as usize * self.kind.key_bytes(),
+            _ => self.splitters,
+        }
+    }
+
+    /// The first pass's segment (all `n` items) and its blocks, a chunk
+    /// each: the tables the host uploads.
+    pub fn first_tables(&self) -> (Vec<BlockWork>, Vec<SegmentWork>) {
+        let whole = [(0, self.n as u64)];
+        let chunk = self.chunks[0] as u64;
+        (distribute::blocks(&whole, chunk).collect(), distribute::segments(&whole, chunk).collect())
+    }
+
+    /// The first pass's blocks (the length of [`SamplePlan::first_tables`]'s
+    /// first table).
+    pub fn first_blocks(&self) -> usize {
+        distribute::segments(&[(0, self.n as u64)], self.chunks[0] as u64).map(|s| s.count as usize).sum()
     }
 
     /// One block: the second pass's tables.
