@@ -46,15 +46,9 @@ impl Readback {
     /// Copies `dst.len()` bytes (at most [`READBACK_BYTES`]) from `src`
     /// once everything queued on the stream has run, and waits for them.
     pub(crate) fn read(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<()> {
-        debug_assert!(dst.len() <= READBACK_BYTES);
-        // SAFETY: the area holds READBACK_BYTES >= dst.len(); the stream's
-        // earlier copies into it have finished (each read waits for its own).
-        let landing = unsafe { std::slice::from_raw_parts_mut(self.ptr, dst.len()) };
-        // SAFETY: callers pass `src` inside a live allocation of the stream's
-        // context holding `dst.len()` bytes.
-        unsafe { cudarc::driver::result::memcpy_dtoh_async(landing, src, self.stream.cu_stream()) }?;
+        self.queue_copy(src, dst.len())?;
         self.stream.synchronize()?;
-        dst.copy_from_slice(landing);
+        dst.copy_from_slice(self.landing(dst.len()));
         Ok(())
     }
 
@@ -68,15 +62,29 @@ impl Readback {
         dst: &mut [u8],
         ahead: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
-        debug_assert!(dst.len() <= READBACK_BYTES);
-        // SAFETY: as in `read`.
-        let landing = unsafe { std::slice::from_raw_parts_mut(self.ptr, dst.len()) };
-        // SAFETY: as in `read`.
-        unsafe { cudarc::driver::result::memcpy_dtoh_async(landing, src, self.stream.cu_stream()) }?;
+        self.queue_copy(src, dst.len())?;
         self.landed.record(&self.stream)?;
         let queued = ahead();
         self.landed.synchronize()?;
-        dst.copy_from_slice(landing);
+        dst.copy_from_slice(self.landing(dst.len()));
         queued
+    }
+
+    /// Queues the copy of `len` bytes from `src` into the area.
+    fn queue_copy(&mut self, src: DevPtr, len: usize) -> Result<()> {
+        debug_assert!(len <= READBACK_BYTES);
+        let stream = self.stream.cu_stream();
+        let landing = self.landing(len);
+        // SAFETY: callers pass `src` inside a live allocation of the stream's
+        // context holding `len` bytes; the area holds them.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(landing, src, stream) }?;
+        Ok(())
+    }
+
+    /// The area's first `len` bytes.
+    fn landing(&mut self, len: usize) -> &mut [u8] {
+        // SAFETY: the area holds READBACK_BYTES >= len bytes; the stream's
+        // earlier copies into it have finished (each read waits for its own).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, len) }
     }
 }
