@@ -449,6 +449,38 @@ pub mod order_scan {
     pub const fn unordered(flags: u64, count: u64) -> bool {
         flags & ASCENT as u64 != 0 && count > super::ORDER_SCAN_DESCENTS as u64
     }
+
+    /// The words the scan writes for `keys` when no warp stops early (every
+    /// descent counted, the first [`ORDER_SCAN_DESCENTS`](super::ORDER_SCAN_DESCENTS)
+    /// runs' starts listed in order): the CPU reference the host's and the
+    /// emulator's tests check the kernel against.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::order_scan::{self, reference};
+    /// let w = reference(&[3u32, 4, 4, 1, 2]);
+    /// assert_eq!(w[order_scan::FLAGS], (order_scan::ASCENT | order_scan::EQUAL | order_scan::DESCENT) as u64);
+    /// assert_eq!((w[order_scan::COUNT], w[order_scan::STARTS]), (1, 3));
+    /// ```
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub fn reference<K: PartialOrd>(keys: &[K]) -> [u64; WORDS] {
+        let mut w = [0u64; WORDS];
+        for (i, p) in keys.windows(2).enumerate() {
+            let flag = if p[0] > p[1] {
+                let c = w[COUNT] as usize;
+                if c < super::ORDER_SCAN_DESCENTS {
+                    w[STARTS + c] = (i + 1) as u64;
+                }
+                w[COUNT] += 1;
+                DESCENT
+            } else if p[0] < p[1] {
+                ASCENT
+            } else {
+                EQUAL
+            };
+            w[FLAGS] |= flag as u64;
+        }
+        w
+    }
 }
 
 /// Bytes of one item of a user's key type (`warpsort_key::Order`) in

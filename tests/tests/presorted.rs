@@ -90,27 +90,6 @@ fn opts(presorted: Presorted, order: Order, stable: bool) -> SortOptions {
     SortOptions { presorted, order, stable, ..Default::default() }
 }
 
-/// The scan's words for `keys` when no warp stops early.
-fn reference<B: Bits>(keys: &[B]) -> [u64; order_scan::WORDS] {
-    let mut w = [0u64; order_scan::WORDS];
-    for (i, p) in keys.windows(2).enumerate() {
-        let flag = match p[0].cmp(&p[1]) {
-            std::cmp::Ordering::Greater => {
-                let c = w[order_scan::COUNT] as usize;
-                if c < ORDER_SCAN_DESCENTS {
-                    w[order_scan::STARTS + c] = (i + 1) as u64;
-                }
-                w[order_scan::COUNT] += 1;
-                order_scan::DESCENT
-            }
-            std::cmp::Ordering::Less => order_scan::ASCENT,
-            std::cmp::Ordering::Equal => order_scan::EQUAL,
-        };
-        w[order_scan::FLAGS] |= flag as u64;
-    }
-    w
-}
-
 /// The scan's words from the GPU against the reference: exact where the
 /// scan must list every descent; with no ascent, every flag and more
 /// descents than listed; past that, only "more descents than listed, and an
@@ -118,7 +97,7 @@ fn reference<B: Bits>(keys: &[B]) -> [u64; order_scan::WORDS] {
 fn check_scan<B: Bits>(g: &Gpu, input: &[B], what: &str) {
     let d = g.stream().clone_htod(input).unwrap();
     let got = g.scan_order(&d).unwrap();
-    let want = reference(input);
+    let want = order_scan::reference(input);
     let (c, f) = (order_scan::COUNT, order_scan::FLAGS);
     if want[c] as usize <= ORDER_SCAN_DESCENTS {
         assert_eq!(got[..order_scan::STARTS], want[..order_scan::STARTS], "{what}: flags and count");

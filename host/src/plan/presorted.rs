@@ -95,33 +95,12 @@ impl Found {
     }
 }
 
-/// The scan's result words for `keys` as the GPU writes them when no warp
-/// stops early (every descent listed while they fit): the CPU reference.
-#[cfg(test)]
-pub(crate) fn scan_reference<K: PartialOrd>(keys: &[K]) -> [u64; order_scan::WORDS] {
-    let mut w = [0u64; order_scan::WORDS];
-    for (i, p) in keys.windows(2).enumerate() {
-        if p[0] > p[1] {
-            if (w[order_scan::COUNT] as usize) < ORDER_SCAN_DESCENTS {
-                w[order_scan::STARTS + w[order_scan::COUNT] as usize] = (i + 1) as u64;
-            }
-            w[order_scan::COUNT] += 1;
-            w[order_scan::FLAGS] |= order_scan::DESCENT as u64;
-        } else if p[0] < p[1] {
-            w[order_scan::FLAGS] |= order_scan::ASCENT as u64;
-        } else {
-            w[order_scan::FLAGS] |= order_scan::EQUAL as u64;
-        }
-    }
-    w
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn found(keys: &[u32], ties_in_order: bool) -> Found {
-        Found::from_words(&scan_reference(keys), keys.len(), ties_in_order)
+        Found::from_words(&order_scan::reference(keys), keys.len(), ties_in_order)
     }
 
     #[test]
@@ -173,7 +152,7 @@ mod tests {
 
     #[test]
     fn runs_come_back_in_order_whatever_order_they_were_listed_in() {
-        let mut w = scan_reference(&[3u32, 4, 1, 2, 0, 7]);
+        let mut w = order_scan::reference(&[3u32, 4, 1, 2, 0, 7]);
         w.swap(order_scan::STARTS, order_scan::STARTS + 1);
         assert_eq!(Found::from_words(&w, 6, false), Found::Runs(vec![2, 2, 2]));
     }
