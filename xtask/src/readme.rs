@@ -1,8 +1,11 @@
 //! `cargo xtask readme RESULTS.jsonl...`: the README's first table (one
-//! run of `warpsort bench --suite types,sizes`) and its distribution table
-//! (`--suite dists`) rewritten from the runs' rows, each number where the
-//! rows hold it; other lines stay as they are. Each row's label says what
-//! it measures ([`spec`]); a test holds the README to the runs it cites.
+//! run of `warpsort bench --suite types,sizes`), its distribution table
+//! (`--suite dists`), presorted table (`--suite presorted`), values table
+//! (`--suite values`) and segmented table (`--suite segments`) rewritten
+//! from the runs' rows, each number where the rows hold it; other lines
+//! stay as they are. Each row's label says what it measures ([`spec`], the
+//! tables' own columns below); a test holds the README to the runs it
+//! cites.
 
 use std::path::Path;
 
@@ -111,12 +114,9 @@ fn gkeys(x: f64) -> String {
 /// A first-table line rewritten from `rows`, or `None` when it is no such
 /// row or the rows lack it.
 fn first_table_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> {
-    let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
-    let (Some(label), Some(size)) = (cells.first(), cells.get(1)) else { return Ok(None) };
-    let (Some(sp), Some(log)) = (spec(label), size.strip_prefix("2^").and_then(|e| e.parse::<u32>().ok())) else {
-        return Ok(None);
-    };
-    let n = 1u64 << log;
+    let cells = cells(line);
+    let (Some(&label), Some(&size)) = (cells.first(), cells.get(1)) else { return Ok(None) };
+    let (Some(sp), Some(n)) = (spec(label), power(size)) else { return Ok(None) };
     let get = |algo: &str| rate(rows, sp.suite, algo, sp.dtype, sp.pairs, sp.dist, n);
     let Some(w) = get(sp.algo)? else { return Ok(None) };
     let (merge, ratio) = match sp.merge.map(get).transpose()?.flatten() {
@@ -138,7 +138,7 @@ fn first_table_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> 
 /// A distribution-table line rewritten from `rows` (2^24 `u32` keys and
 /// pairs beside CUB), or `None`.
 fn dist_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> {
-    let label = line.trim().trim_matches('|').split('|').next().unwrap_or("").trim();
+    let label = cells(line).first().copied().unwrap_or("");
     let Some(&(_, dist)) = DISTS.iter().find(|(l, _)| *l == label) else { return Ok(None) };
     let mut cells = Vec::new();
     for pairs in [false, true] {
@@ -152,14 +152,82 @@ fn dist_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> {
     Ok(Some(format!("| {label} | {} |", cells.join(" | "))))
 }
 
-/// The README's text with the first table's and the distribution table's
-/// rows rewritten from `rows`.
+/// A presorted-table line (`u32` keys, then pairs: warpsort, without the
+/// scan, CUB's merge and radix sorts) rewritten from `rows`, or `None`.
+fn presorted_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> {
+    let cells = cells(line);
+    let (Some(&dist), Some(n)) = (cells.first(), cells.get(1).and_then(|s| power(s))) else { return Ok(None) };
+    let mut out = Vec::new();
+    for pairs in [false, true] {
+        for algo in ["warpsort", "warpsort-noscan", "cub_merge_sort", "cub_radix_sort"] {
+            match rate(rows, "presorted", algo, "u32", pairs, dist, n)? {
+                Some(x) => out.push(gkeys(x)),
+                None => return Ok(None),
+            }
+        }
+    }
+    Ok(Some(format!("| {dist} | {} | {} |", cells[1], out.join(" | "))))
+}
+
+/// A values-table line (`u32` keys with `u64` values: warpsort, CUB's
+/// merge sort, the ratio, CUB's radix sort, warpsort's stable sort; two
+/// decimals) rewritten from `rows`, or `None`.
+fn values_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> {
+    let cells = cells(line);
+    let (Some(&label), Some(n)) = (cells.first(), cells.get(1).and_then(|s| power(s))) else { return Ok(None) };
+    let get = |algo: &str| rate(rows, "values", algo, "u32:u64", true, "uniform", n);
+    let (Some(w), Some(m), Some(r), Some(st)) =
+        (get("warpsort")?, get("cub_merge_sort")?, get("cub_radix_sort")?, get("warpsort stable")?)
+    else {
+        return Ok(None);
+    };
+    Ok(Some(format!("| {label} | {} | {w:.2} | {m:.2} | {:.2} | {r:.2} | {st:.2} |", cells[1], w / m)))
+}
+
+/// A segmented-table line (2^24 `u32` keys: warpsort's rows, its offsets,
+/// CUB's `DeviceSegmentedSort`, offsets over CUB) rewritten from `rows`,
+/// or `None`. Rows of random lengths have no rows column.
+fn segments_line(line: &str, rows: &[Row]) -> Result<Option<String>, String> {
+    let label = cells(line).first().copied().unwrap_or("");
+    let (what, pairs) = match label.rsplit_once(", ") {
+        Some((what, "keys")) => (what, false),
+        Some((what, "key-value")) => (what, true),
+        _ => return Ok(None),
+    };
+    let seg = match (what.strip_prefix("segments of "), what.strip_prefix("random lengths ")) {
+        (Some(len), _) => len.to_string(),
+        (None, Some(range)) => format!("random{range}"),
+        _ => return Ok(None),
+    };
+    let get = |algo: &str| rate(rows, "segments", &format!("{algo}/seg={seg}"), "u32", pairs, "uniform", 1 << 24);
+    let (Some(o), Some(c)) = (get("warpsort_offsets")?, get("cub_segmented_sort")?) else { return Ok(None) };
+    let by_rows = get("warpsort_rows")?.map(gkeys).unwrap_or_default();
+    let ratio = o / c;
+    let ratio = if ratio >= 10.0 { format!("{ratio:.0}x") } else { format!("{ratio:.1}x") };
+    Ok(Some(format!("| {label} | {by_rows} | {} | {} | {ratio} |", gkeys(o), gkeys(c))))
+}
+
+/// A table line's cells, trimmed.
+fn cells(line: &str) -> Vec<&str> {
+    line.trim().trim_matches('|').split('|').map(str::trim).collect()
+}
+
+/// `2^k` as a number.
+fn power(size: &str) -> Option<u64> {
+    size.strip_prefix("2^").and_then(|e| e.parse::<u32>().ok()).map(|k| 1u64 << k)
+}
+
+/// The README's text with the rows of the tables this module knows
+/// rewritten from `rows`.
 pub fn rewrite(readme: &str, rows: &[Row]) -> Result<String, String> {
     #[derive(PartialEq)]
     enum In {
         Nothing,
         First,
         Dists,
+        Presorted,
+        Values,
+        Segments,
     }
     let mut at = In::Nothing;
     let mut out = String::with_capacity(readme.len());
@@ -169,12 +237,21 @@ pub fn rewrite(readme: &str, rows: &[Row]) -> Result<String, String> {
             at = In::First;
         } else if bare.starts_with("| distribution, 2^24 u32") {
             at = In::Dists;
+        } else if bare.starts_with("| presorted input, u32") {
+            at = In::Presorted;
+        } else if bare.starts_with("| u32 key + u64 value, Gkeys/s") {
+            at = In::Values;
+        } else if bare.starts_with("| segmented sort, 2^24 u32 keys") {
+            at = In::Segments;
         } else if !bare.starts_with('|') {
             at = In::Nothing;
         }
         let new = match at {
             In::First => first_table_line(bare, rows)?,
             In::Dists => dist_line(bare, rows)?,
+            In::Presorted => presorted_line(bare, rows)?,
+            In::Values => values_line(bare, rows)?,
+            In::Segments => segments_line(bare, rows)?,
             In::Nothing => None,
         };
         match new {
@@ -207,33 +284,52 @@ pub fn readme(root: &Path, runs: &[String]) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    /// The README's first and distribution tables are what the runs it
-    /// cites say, number for number.
+    /// The runs the README's tables come from, each cited by its log or its rows.
+    const RUNS: [&str; 5] = [
+        "docs/runs/2026-11-30d/call2-bench-types-sizes-86b097a-h200.jsonl",
+        "docs/runs/2026-11-30d/call2-bench-dists-86b097a-h200.jsonl",
+        "docs/runs/2026-11-30d/call3-bench-presorted-86b097a-h200.jsonl",
+        "docs/runs/2026-11-30d/call3-bench-values-86b097a-h200.jsonl",
+        "docs/runs/2026-11-30d/call3-bench-segments-86b097a-h200.jsonl",
+    ];
+
+    /// The README's first, distribution, presorted, values and segmented
+    /// tables are what the runs it cites say, number for number.
     #[test]
     fn the_readme_tables_are_their_runs() {
         let root = crate::root();
         let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
         let mut rows = Vec::new();
-        for run in ["call4-bench-types-sizes-cfb77c2-h200.jsonl", "call4-bench-dists-cfb77c2-h200.jsonl"] {
-            // Cited by its log or its rows.
-            assert!(readme.contains(run.trim_end_matches(".jsonl")), "the README cites {run}");
-            let text = std::fs::read_to_string(root.join("docs/runs/2026-11-30b").join(run)).unwrap();
-            rows.extend(parse(&text).unwrap());
+        for run in RUNS {
+            let name = run.rsplit('/').next().unwrap().trim_end_matches(".jsonl");
+            assert!(readme.contains(name), "the README cites {run}");
+            rows.extend(parse(&std::fs::read_to_string(root.join(run)).unwrap()).unwrap());
         }
         let rewritten = rewrite(&readme, &rows).unwrap();
         for (a, b) in readme.lines().zip(rewritten.lines()) {
             assert_eq!(a, b, "a README table line differs from its run");
         }
-        // Every row of both tables comes from the runs.
+        // Every row of every table comes from the runs.
         let table = |header: &str| -> Vec<&str> {
             let at = readme.find(header).unwrap();
             readme[at..].lines().skip(2).take_while(|l| l.starts_with('|')).collect()
         };
-        let first = table("| operation (uniform keys)");
-        assert!(first.iter().all(|l| first_table_line(l, &rows).unwrap().is_some()), "a first-table row with no run");
-        let dists = table("| distribution, 2^24 u32");
-        assert_eq!(dists.len(), DISTS.len());
-        assert!(dists.iter().all(|l| dist_line(l, &rows).unwrap().is_some()), "a distribution row with no run");
+        type Line = fn(&str, &[Row]) -> Result<Option<String>, String>;
+        let tables: [(&str, Line); 5] = [
+            ("| operation (uniform keys)", first_table_line),
+            ("| distribution, 2^24 u32", dist_line),
+            ("| presorted input, u32", presorted_line),
+            ("| u32 key + u64 value, Gkeys/s", values_line),
+            ("| segmented sort, 2^24 u32 keys", segments_line),
+        ];
+        assert_eq!(table(tables[1].0).len(), DISTS.len());
+        for (header, line) in tables {
+            let lines = table(header);
+            assert!(!lines.is_empty(), "{header}: no rows");
+            for l in lines {
+                assert!(line(l, &rows).unwrap().is_some(), "{header}: a row with no run: {l}");
+            }
+        }
     }
 
     #[test]
