@@ -17,8 +17,9 @@
 extern crate std;
 
 use core::cell::Cell;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{
+    AtomicU32, AtomicU64, Ordering::AcqRel, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 use std::vec::Vec;
 
 /// Every lane of the warp takes part.
@@ -26,48 +27,90 @@ pub const FULL_MASK: u32 = u32::MAX;
 
 const WARP: usize = crate::config::WARP_SIZE as usize;
 
-/// A barrier for a group whose threads may leave it (return) early.
+/// A barrier for a group whose threads may leave it (return) early. The
+/// emulated threads far outnumber the cores: a waiter sleeps on the
+/// generation word (a futex on Linux) and the thread that completes the
+/// group wakes them all at once; none takes a lock on its way out (a lock
+/// and condition variable made every woken thread take the lock again in
+/// turn, and the system's time was most of a test's).
 struct Barrier {
-    /// (threads still in the group, threads waiting, generation)
-    state: Mutex<(usize, usize, u64)>,
-    turn: Condvar,
+    /// Threads still in the group (high half) and threads waiting (low half).
+    state: AtomicU64,
+    /// Bumped each time the group meets.
+    generation: AtomicU32,
 }
 
 impl Barrier {
     fn new(threads: usize) -> Self {
-        Barrier { state: Mutex::new((threads, 0, 0)), turn: Condvar::new() }
+        Barrier { state: AtomicU64::new((threads as u64) << 32), generation: AtomicU32::new(0) }
+    }
+
+    /// Opens the barrier: every thread still in the group waits (the
+    /// caller saw them all), so none arrives again before the generation
+    /// moves, and the count resets alone.
+    fn open(&self) {
+        self.state.fetch_and(!0xFFFF_FFFF, AcqRel);
+        self.generation.fetch_add(1, Release);
+        wake_all(&self.generation);
     }
 
     fn wait(&self) {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.1 += 1;
-        if s.1 == s.0 {
-            s.1 = 0;
-            s.2 += 1;
-            self.turn.notify_all();
-            return;
+        // Read before arriving: the generation cannot move before then.
+        let generation = self.generation.load(Acquire);
+        let s = self.state.fetch_add(1, AcqRel) + 1;
+        if s & 0xFFFF_FFFF == s >> 32 {
+            return self.open();
         }
-        let generation = s.2;
-        while s.2 == generation {
-            s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+        while self.generation.load(Acquire) == generation {
+            sleep_while(&self.generation, generation);
         }
     }
 
     fn leave(&self) {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.0 -= 1;
-        if s.1 > 0 && s.1 == s.0 {
-            s.1 = 0;
-            s.2 += 1;
-            self.turn.notify_all();
+        let s = self.state.fetch_sub(1 << 32, AcqRel) - (1 << 32);
+        let waiting = s & 0xFFFF_FFFF;
+        if waiting > 0 && waiting == s >> 32 {
+            self.open();
         }
     }
 }
 
-/// A warp's meeting place: its barrier and one word a lane.
+/// Sleeps while `word` holds `value` (or until woken, or spuriously).
+#[cfg(target_os = "linux")]
+fn sleep_while(word: &AtomicU32, value: u32) {
+    // SAFETY: FUTEX_WAIT reads the live word it is given and sleeps while
+    // it holds `value`; no timeout.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            value,
+            core::ptr::null::<libc::timespec>(),
+        )
+    };
+}
+
+/// Wakes every thread asleep on `word`.
+#[cfg(target_os = "linux")]
+fn wake_all(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE only wakes the threads waiting on the word.
+    unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sleep_while(_: &AtomicU32, _: u32) {
+    std::thread::yield_now();
+}
+
+#[cfg(not(target_os = "linux"))]
+fn wake_all(_: &AtomicU32) {}
+
+/// A warp's meeting place: its barrier and two sets of one word a lane,
+/// taken in turn by its exchanges.
 struct Warp {
     barrier: Barrier,
-    words: Mutex<[u32; WARP]>,
+    words: [[AtomicU32; WARP]; 2],
 }
 
 /// One block being run.
@@ -95,6 +138,8 @@ std::thread_local! {
     static THREAD: Cell<Option<(*const Block, u32)>> = const { Cell::new(None) };
     /// This thread's calls of [`sync_block_or`] so far.
     static VOTES: Cell<usize> = const { Cell::new(0) };
+    /// This thread's exchanges with its warp so far.
+    static EXCHANGES: Cell<usize> = const { Cell::new(0) };
 }
 
 fn current() -> (&'static Block, u32) {
@@ -132,7 +177,7 @@ pub fn launch(grid: u32, block: u32, smem_bytes: usize, kernel: impl Fn() + Sync
             grid,
             smem: smem.as_mut_ptr(),
             barrier: Barrier::new(block as usize),
-            warps: warps.into_iter().map(|n| Warp { barrier: Barrier::new(n), words: Mutex::new([0; WARP]) }).collect(),
+            warps: warps.into_iter().map(|n| Warp { barrier: Barrier::new(n), words: Default::default() }).collect(),
             votes: Default::default(),
         };
         let (b, kernel) = (&b, &kernel);
@@ -145,6 +190,7 @@ pub fn launch(grid: u32, block: u32, smem_bytes: usize, kernel: impl Fn() + Sync
                         let at = at;
                         THREAD.with(|c| c.set(Some((at.0, t))));
                         VOTES.with(|c| c.set(0));
+                        EXCHANGES.with(|c| c.set(0));
                         let _leave = Leave(at.0, t);
                         kernel();
                     })
@@ -162,15 +208,17 @@ struct BlockRef(*const Block);
 unsafe impl Send for BlockRef {}
 
 /// The lanes' words after each lane gave `word`: every lane of the warp
-/// calls it at the same point.
+/// calls it at the same point. Exchange `k` writes and reads set `k % 2`
+/// around one meeting: a lane that goes on to exchange `k + 1` writes the
+/// other set, and cannot reach `k + 2` (this set again) before every lane
+/// has met at `k + 1`, after its read of `k`.
 fn exchange(word: u32) -> [u32; WARP] {
     let (b, t) = current();
     let w = &b.warps[t as usize / WARP];
-    w.words.lock().unwrap_or_else(|e| e.into_inner())[t as usize % WARP] = word;
+    let set = &w.words[EXCHANGES.with(|c| c.replace(c.get() + 1)) % 2];
+    set[t as usize % WARP].store(word, Relaxed);
     w.barrier.wait();
-    let all = *w.words.lock().unwrap_or_else(|e| e.into_inner());
-    w.barrier.wait();
-    all
+    core::array::from_fn(|i| set[i].load(Relaxed))
 }
 
 /// `shfl.sync.bfly`: the value of lane `lane ^ lane_mask`.
