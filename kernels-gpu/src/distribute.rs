@@ -328,7 +328,34 @@ fn mix(x: u32) -> u32 {
     h ^ (h >> 13)
 }
 
-/// Block `s` writes the `WAYS - 1` splitters of segment `s` at
+/// The first pass's tables, made by its sampling (so that nothing goes up
+/// from the host): one segment, keys `0..n`, cut into chunks of `chunk`
+/// keys, written as [`segments`](crate::config::distribute::segments) and
+/// [`blocks`](crate::config::distribute::blocks) make them on the host,
+/// `blocks` by the block's threads in turn; returns the segment.
+///
+/// # Safety
+/// `segments` holds an entry, `blocks` `n.div_ceil(chunk)`; `chunk > 0`.
+#[inline(always)]
+pub unsafe fn first_tables(n: u64, chunk: u64, segments: *mut SegmentWork, blocks: *mut BlockWork) -> SegmentWork {
+    let count = n.div_ceil(chunk) as u32;
+    let seg = SegmentWork { start: 0, end: n, first: 0, count };
+    if thread_idx() == 0 {
+        // SAFETY: one entry.
+        unsafe { *segments = seg };
+    }
+    let mut b = thread_idx();
+    while b < count {
+        let start = b as u64 * chunk;
+        let w = BlockWork { start, end: (start + chunk).min(n), segment: 0, first: 0, count, pad: 0 };
+        // SAFETY: b < n.div_ceil(chunk) entries.
+        unsafe { *blocks.add(b as usize) = w };
+        b += block_dim();
+    }
+    seg
+}
+
+/// Block `s` writes the `WAYS - 1` splitters of segment `s`, `seg`, at
 /// `splitters + s * WAYS`: `WAYS * oversample` keys, one from each equal
 /// stratum of the segment, `N` a thread straight into registers, sorted by
 /// the block's bitonic network ([`Block::sort`]: in registers and by
@@ -339,7 +366,8 @@ fn mix(x: u32) -> u32 {
 /// ([`kth_of_two`]). An empty segment writes none.
 ///
 /// # Safety
-/// `keys` holds every segment's keys, `segments` one entry per block,
+/// `keys` holds every segment's keys, `seg` is segment `s`'s entry (the
+/// kernels before this one complete: [`chain_launch`](crate::arch::chain_launch)),
 /// `splitters` `WAYS` keys per segment; `oversample` is a power of two from
 /// `MIN_OVERSAMPLE` to `MAX_OVERSAMPLE`; the block is
 /// [`sample_threads(oversample)`](crate::config::distribute::sample_threads)
@@ -349,15 +377,12 @@ fn mix(x: u32) -> u32 {
 #[inline(always)]
 pub unsafe fn sample_splitters<T: Key, const N: usize>(
     keys: *const T,
-    segments: *const SegmentWork,
+    seg: SegmentWork,
     splitters: *mut T,
     oversample: u32,
     enc: impl Encoding<T>,
 ) {
-    crate::arch::chain_launch();
     let s = block_idx() as usize;
-    // SAFETY: one entry per block.
-    let seg = unsafe { *segments.add(s) };
     let len = seg.end - seg.start;
     if len == 0 {
         return; // the whole block
@@ -1395,27 +1420,40 @@ macro_rules! distribute_kernels {
             /// kernel samples only where they prove the input unordered
             /// ([`order_scan::unordered`]): the first pass's sampling
             /// queued behind the scan before the host reads them.
+            /// `chunk`: 0, each block's segment read from `segments`; or
+            /// the first pass's chunk, its one block then making the pass's
+            /// tables of `n` keys ([`first_tables`]) before it samples.
             #[unsafe(export_name = concat!(crate::kernel_name!($sample), "_", $suffix))]
             pub unsafe extern "ptx-kernel" fn sample(
                 keys: *const $k,
-                segments: *const SegmentWork,
+                segments: *mut SegmentWork,
                 splitters: *mut $k,
                 oversample: u32,
                 scan: *const u64,
+                blocks: *mut BlockWork,
+                n: u64,
+                chunk: u64,
                 $($view: $vt),*
             ) {
+                crate::arch::chain_launch();
                 if !scan.is_null() {
-                    crate::arch::chain_launch();
                     // SAFETY: the host passes the scan's words, written before this launch.
                     let (flags, count) = unsafe { (*scan.add(order_scan::FLAGS), *scan.add(order_scan::COUNT)) };
                     if !order_scan::unordered(flags, count) {
                         return;
                     }
                 }
+                let seg = if chunk == 0 {
+                    // SAFETY: an entry a block, written by earlier kernels.
+                    unsafe { *segments.add(block_idx() as usize) }
+                } else {
+                    // SAFETY: one block; `segments` holds an entry, `blocks` one a chunk.
+                    unsafe { first_tables(n, chunk, segments, blocks) }
+                };
                 // SAFETY: the host's launch (`distribute` plans).
                 unsafe {
                     sample_splitters::<_, { crate::config::distribute::SAMPLE_ITEMS as usize }>(
-                        keys, segments, splitters, oversample, $enc,
+                        keys, seg, splitters, oversample, $enc,
                     )
                 }
             }

@@ -10,7 +10,7 @@
 mod common;
 
 use common::Ptr;
-use warpsort_kernels::arch::launch;
+use warpsort_kernels::arch::{block_idx, launch};
 use warpsort_kernels::config::distribute::{
     BUCKETS, BlockWork, DIRECTORY_CELLS, FINAL_BUCKETS, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SAMPLE_ITEMS, SCAN_ITEMS,
     SCAN_PART, SCAN_THREADS, SPLITTER_KEYS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes,
@@ -18,7 +18,7 @@ use warpsort_kernels::config::distribute::{
 };
 use warpsort_kernels::distribute::{
     CellWord, PART_PREFIX, PART_SUM, bucket_of_label, bucket_offsets, bucket_spans, classify_all, count, directory,
-    directory_of, sample_splitters, scan_counts, scatter, tables,
+    directory_of, first_tables, sample_splitters, scan_counts, scatter, tables,
 };
 use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
 use warpsort_kernels::item::Key;
@@ -99,6 +99,23 @@ fn device_tables(offsets: &[u32], chunk: u64, max_blocks: usize, threads: u32) -
     (b, sg)
 }
 
+/// The first pass's tables of `n` keys made as its sampling makes them
+/// (`distribute::first_tables`, one block of `threads`), and the segment
+/// each thread was given back.
+fn device_first_tables(n: u64, chunk: u64, threads: u32) -> (Vec<BlockWork>, Vec<SegmentWork>) {
+    let count = n.div_ceil(chunk) as usize;
+    let (b, sg) = (vec![BlockWork { count: 77, ..Default::default() }; count], vec![SegmentWork::default(); 1]);
+    let given = vec![SegmentWork::default(); threads as usize];
+    let (bp, sp, gp) = (Ptr::of(&b), Ptr::of(&sg), Ptr::of(&given));
+    // SAFETY: one segment, a block a chunk; a slot a thread for what it was given.
+    launch(1, threads, 0, || unsafe {
+        let seg = first_tables(n, chunk, sp.get(), bp.get());
+        *gp.get().add(warpsort_kernels::arch::thread_idx() as usize) = seg;
+    });
+    assert!(given.iter().all(|g| *g == sg[0]), "n={n} chunk={chunk}: every thread given the segment");
+    (b, sg)
+}
+
 /// What one pass made: the keys and values by bucket, each segment's
 /// splitters, where every bucket starts.
 struct Pass<T> {
@@ -153,8 +170,8 @@ fn pass_with_tables<T: Word>(
     // SAFETY (each launch): the buffers are sized as the kernel asks.
     let threads = sample_threads(oversample);
     launch(segs.len() as u32, threads, sample_smem_bytes(kb as u32, oversample) as usize, || unsafe {
-        let (k, sg, sp) = (k.get().cast_const(), sg.get().cast_const(), sp.get());
-        sample_splitters::<T, { SAMPLE_ITEMS as usize }>(k, sg, sp, oversample, enc)
+        let (k, seg, sp) = (k.get().cast_const(), *sg.get().add(block_idx() as usize), sp.get());
+        sample_splitters::<T, { SAMPLE_ITEMS as usize }>(k, seg, sp, oversample, enc)
     });
     let m = blocks.len() * BUCKETS as usize;
     // Not zeroed: every count is written, the idle blocks' zeros too.
@@ -422,6 +439,26 @@ fn the_second_pass_tables_made_on_the_gpu_are_the_hosts() {
 }
 
 #[test]
+fn the_first_pass_tables_made_by_its_sampling_are_the_hosts() {
+    for n in [0u64, 1, 1000, 100_003, 1 << 22] {
+        for chunk in [1u64, 7, 4096, 16384] {
+            if n / chunk > 1 << 16 {
+                continue; // (the same loop, longer)
+            }
+            let whole = [(0, n)];
+            let want: Vec<BlockWork> = blocks(&whole, chunk).collect();
+            let want_segs: Vec<SegmentWork> = segments(&whole, chunk).collect();
+            for threads in [64, 512] {
+                let (got, got_segs) = device_first_tables(n, chunk, threads);
+                let what = format!("n={n} chunk={chunk} threads={threads}");
+                assert!(got_segs == want_segs, "{what}: the segment");
+                assert!(got == want, "{what}: blocks");
+            }
+        }
+    }
+}
+
+#[test]
 fn one_pass_over_sizes_and_distributions() {
     let dists = ["uniform", "sorted", "reverse", "all-equal", "few-unique", "dominating", "zipf", "staggered"];
     for n in [0usize, 1, 31, 33, 1000, 8193, 100_003] {
@@ -493,7 +530,15 @@ fn two_passes_then_each_bucket_sorted_is_the_sort() {
     for (dist, n) in [("uniform", 100_003usize), ("dominating", 100_003), ("few-unique", 100_000), ("sorted", 65_536)] {
         let keys = input(dist, n, 7);
         let vals: Vec<u32> = (0..n as u32).collect();
-        let first = pass(&keys, &vals, &[(0, n as u64)], 8192);
+        // The first pass's tables made as its sampling makes them.
+        let first = pass_with_tables(
+            &keys,
+            &vals,
+            &[(0, n as u64)],
+            device_first_tables(n as u64, 8192, EMU_THREADS),
+            OVERSAMPLE,
+            Plain,
+        );
         check(&keys, &[(0, n as u64)], &first, dist);
         // The first pass's buckets are the second's segments, its tables
         // made by the kernel (idle blocks past them) as the sort makes them.

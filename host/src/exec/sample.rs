@@ -1,18 +1,19 @@
 //! The sample sort's launches (`Algorithm::SampleSort`; the plan is
-//! `plan::sample`): the first distribution pass from the items into
+//! `plan::sample`): the first distribution pass (its tables made by its
+//! sampling) from the items into
 //! temporary storage, the second pass's tables made on the GPU from its
 //! bucket offsets (no wait), the second pass over those buckets back into
 //! the items, each final bucket's span from both passes' splitters, then
 //! the segmented sort of the final buckets.
 
-use warpsort_kernels::config::distribute::{BUCKETS, BlockWork, SegmentWork};
+use warpsort_kernels::config::distribute::BUCKETS;
 use warpsort_kernels::ordered::View;
 
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::launch::families::{
     DistributeCount, DistributeOffsets, DistributeSample, DistributeScan, DistributeScatter, DistributeSpans,
-    DistributeTables,
+    DistributeTables, FirstTables,
 };
 use crate::launch::{DevPtr, Items, Overlap};
 use crate::plan::sample::SamplePlan;
@@ -27,12 +28,13 @@ impl Gpu {
         self.sample_rest(items, plan, temp, view)
     }
 
-    /// The start of [`Gpu::sample_sort`]: the first pass's tables, up from
-    /// the host, and its sampling, which reads the keys and writes only
-    /// `temp`. With `scan` (the order scan's words, not 0) the sampling
-    /// runs only where they prove the input unordered
-    /// (`config::order_scan::unordered`): queued behind the scan before the
-    /// host reads its words, it keeps the GPU busy while the host wakes.
+    /// The start of [`Gpu::sample_sort`]: the first pass's sampling, which
+    /// reads the keys, writes only `temp` and makes the pass's tables
+    /// itself (one segment: its blocks follow from `n` and the chunk). With
+    /// `scan` (the order scan's words, not 0) it runs only where they prove
+    /// the input unordered (`config::order_scan::unordered`): queued behind
+    /// the scan before the host reads its words, it keeps the GPU busy
+    /// while the host wakes.
     pub(crate) fn sample_first(
         &self,
         items: &Items,
@@ -41,14 +43,9 @@ impl Gpu {
         view: View,
         scan: DevPtr,
     ) -> Result<()> {
-        debug_assert_eq!(items.n, plan.n);
-        let at = |offset: usize| temp + offset as u64;
-        // The first pass: one segment, its tables from the host.
-        let (blocks, segments) = plan.first_tables();
-        debug_assert!(blocks.len() == plan.first_blocks() && blocks.len() <= plan.max_blocks);
-        self.upload(at(plan.blocks), as_bytes(&blocks))?;
-        self.upload(at(plan.segments), as_bytes(&segments))?;
-        self.sample_pass(items, 1, 0, plan, temp, view, scan)
+        debug_assert!(items.n == plan.n && plan.first_blocks() <= plan.max_blocks);
+        let first = FirstTables { blocks: temp + plan.blocks as u64, n: items.n as u64, chunk: plan.chunks[0] as u64 };
+        self.sample_pass(items, 0, plan, temp, view, scan, Some(first))
     }
 
     /// The rest of [`Gpu::sample_sort`] after [`Gpu::sample_first`] (whose
@@ -69,7 +66,7 @@ impl Gpu {
             max_blocks: plan.max_blocks,
         };
         self.launch_with(&tables, plan.tables_shape(), Overlap::WithPrevious)?;
-        self.sample_pass(&between, BUCKETS as usize, 1, plan, temp, View::IDENTITY, 0)?;
+        self.sample_pass(&between, 1, plan, temp, View::IDENTITY, 0, None)?;
         self.distribute(&between, items, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
         let spans = plan.spans.map(at);
         if let Some(spans) = spans {
@@ -84,19 +81,20 @@ impl Gpu {
         self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans)
     }
 
-    /// The splitters of distribution pass `pass` (0 or 1) of `src`'s `segs`
-    /// segments, its keys read through `view`; `scan` as in
-    /// [`Gpu::sample_first`].
+    /// The splitters of distribution pass `pass` (0 or 1) of `src`, a block
+    /// a segment, its keys read through `view`; `scan` as in
+    /// [`Gpu::sample_first`]; `first`, the first pass's tables its block
+    /// makes.
     #[allow(clippy::too_many_arguments)]
     fn sample_pass(
         &self,
         src: &Items,
-        segs: usize,
         pass: usize,
         plan: &SamplePlan,
         temp: DevPtr,
         view: View,
         scan: DevPtr,
+        first: Option<FirstTables>,
     ) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
         let sample = DistributeSample {
@@ -106,9 +104,10 @@ impl Gpu {
             splitters: at(plan.splitters_of(pass)),
             oversample: plan.oversample,
             scan,
+            first,
             view,
         };
-        self.launch_with(&sample, plan.sample_shape(segs), Overlap::WithPrevious)
+        self.launch_with(&sample, plan.sample_shape(SamplePlan::segments_of(pass)), Overlap::WithPrevious)
     }
 
     /// Distribution pass `pass` (0 or 1) of `src` into `dst` by the tables
@@ -130,7 +129,7 @@ impl Gpu {
         let at = |offset: usize| temp + offset as u64;
         let splitters = at(plan.splitters_of(pass));
         let (word, starts) = (src.kind.keys_only(), at(plan.starts));
-        let segs = if pass == 0 { 1 } else { BUCKETS as usize };
+        let segs = SamplePlan::segments_of(pass);
         let (tables, counts) = (at(plan.blocks), at(plan.counts));
         let labels = at(plan.labels);
         let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels, view };
@@ -152,17 +151,4 @@ impl Gpu {
         self.zero(state, SamplePlan::scan_state_bytes(m))?;
         self.launch_with(&DistributeScan { counts, starts, m, state }, SamplePlan::scan_shape(m), Overlap::WithPrevious)
     }
-}
-
-/// The tables the distribution kernels read: `repr(C)` integers with no
-/// padding (their sizes are asserted in `config::distribute`).
-trait Table: Copy {}
-impl Table for BlockWork {}
-impl Table for SegmentWork {}
-
-/// A table as the bytes the device reads.
-fn as_bytes<T: Table>(table: &[T]) -> &[u8] {
-    // SAFETY: a `Table` is plain integers with no padding; the bytes live
-    // as long as `table`.
-    unsafe { std::slice::from_raw_parts(table.as_ptr().cast(), size_of_val(table)) }
 }

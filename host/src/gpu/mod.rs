@@ -284,10 +284,7 @@ impl Gpu {
         if size_of_val(dst) <= READBACK_BYTES
             && let Some(Some(r)) = self.readback().as_mut()
         {
-            // SAFETY: `T: DeviceRepr` is plain data, which any bytes the
-            // device held make; the bytes are `dst`'s own.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), size_of_val(dst)) };
-            return r.read(src, bytes);
+            return r.read(src, as_bytes_mut(dst));
         }
         // SAFETY: callers pass `src` inside a live allocation of this context
         // holding at least `dst.len()` items; `T: DeviceRepr` is plain data.
@@ -309,9 +306,7 @@ impl Gpu {
         debug_assert!(size_of_val(dst) <= READBACK_BYTES);
         self.ctx.bind_to_thread()?;
         if let Some(Some(r)) = self.readback().as_mut() {
-            // SAFETY: as in `download`.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), size_of_val(dst)) };
-            return r.read_behind(src, bytes, ahead);
+            return r.read_behind(src, as_bytes_mut(dst), ahead);
         }
         self.download(src, dst)?;
         ahead()
@@ -509,4 +504,11 @@ impl Scratch {
     pub fn reserve(&mut self, gpu: &Gpu, bytes: usize) -> Result<()> {
         self.get(gpu.stream(), bytes).map(|_| ())
     }
+}
+
+/// Items read back as the bytes the device writes.
+fn as_bytes_mut<T: DeviceRepr>(dst: &mut [T]) -> &mut [u8] {
+    // SAFETY: `T: DeviceRepr` is plain data, which any bytes the device held
+    // make; the bytes are `dst`'s own, borrowed as long as it is.
+    unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), size_of_val(dst)) }
 }

@@ -813,8 +813,22 @@ pub(crate) struct DistributeSample {
     /// 0, or the order scan's words: the kernel then samples only where
     /// they prove the input unordered (`config::order_scan::unordered`).
     pub scan: DevPtr,
+    /// `None`: each block reads its segment from `segments`. The first
+    /// pass: its one block writes the pass's tables itself (`segments` and
+    /// these blocks), so that none goes up from the host.
+    pub first: Option<FirstTables>,
     /// How the keys are read (the identity: ordered words).
     pub view: View,
+}
+
+/// The first distribution pass's tables, made by its sampling
+/// (device `distribute::first_tables`): `n` keys, one segment, a block a
+/// chunk.
+#[derive(Clone, Copy)]
+pub(crate) struct FirstTables {
+    pub blocks: DevPtr,
+    pub n: u64,
+    pub chunk: u64,
 }
 
 impl Kernel for DistributeSample {
@@ -829,7 +843,10 @@ impl Kernel for DistributeSample {
             Param::U32(self.oversample),
             Param::Ptr(self.scan),
         ];
-        [&p[..], &distribute_view(self.view)].concat()
+        // (chunk 0: no first pass's tables.)
+        let FirstTables { blocks, n, chunk } = self.first.unwrap_or(FirstTables { blocks: 0, n: 0, chunk: 0 });
+        let first = [Param::Ptr(blocks), Param::U64(n), Param::U64(chunk)];
+        [&p[..], &first, &distribute_view(self.view)].concat()
     }
 }
 

@@ -164,6 +164,7 @@ fn every_launch() -> Vec<Box<dyn Kernel>> {
                 splitters: 3,
                 oversample: 16,
                 scan: 4,
+                first: Some(FirstTables { blocks: 5, n: 6, chunk: 7 }),
                 view,
             }));
             all.push(Box::new(DistributeCount { word, keys: 1, blocks: 2, splitters: 3, counts: 4, labels: 5, view }));

@@ -214,16 +214,18 @@ impl SamplePlan {
         }
     }
 
-    /// The first pass's segment (all `n` items) and its blocks, a chunk
-    /// each: the tables the host uploads.
-    pub fn first_tables(&self) -> (Vec<BlockWork>, Vec<SegmentWork>) {
-        let whole = [(0, self.n as u64)];
-        let chunk = self.chunks[0] as u64;
-        (distribute::blocks(&whole, chunk).collect(), distribute::segments(&whole, chunk).collect())
+    /// The segments of pass `pass` (0 or 1): the whole input, then the
+    /// first pass's buckets.
+    pub fn segments_of(pass: usize) -> usize {
+        match pass {
+            0 => 1,
+            _ => BUCKETS as usize,
+        }
     }
 
-    /// The first pass's blocks (the length of [`SamplePlan::first_tables`]'s
-    /// first table).
+    /// The first pass's blocks, a chunk each: as many as its sampling
+    /// writes tables for (`distribute::first_tables`, as
+    /// `config::distribute::blocks` makes them).
     pub fn first_blocks(&self) -> usize {
         distribute::segments(&[(0, self.n as u64)], self.chunks[0] as u64).map(|s| s.count as usize).sum()
     }
