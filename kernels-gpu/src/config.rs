@@ -758,6 +758,44 @@ pub mod distribute {
 
     const _: () = assert!(size_of::<BlockWork>() == 32 && size_of::<SegmentWork>() == 24);
 
+    impl SegmentWork {
+        /// Keys `start..end` cut into chunks of `chunk` keys, its blocks from
+        /// `first` on: the one place a segment's blocks are counted (the
+        /// host's [`segments`], the device's second-pass tables and the
+        /// first sampling's).
+        ///
+        /// ```
+        /// use warpsort_kernels::config::distribute::SegmentWork;
+        /// assert_eq!(SegmentWork::new(5, 14, 2, 4).count, 3);
+        /// ```
+        #[inline(always)]
+        pub fn new(start: u64, end: u64, first: u32, chunk: u64) -> Self {
+            SegmentWork { start, end, first, count: (end - start).div_ceil(chunk) as u32 }
+        }
+
+        /// Block `b` of the segment's (from 0), segment number `segment`: its
+        /// chunk, the one place a block's entry is made (as for
+        /// [`SegmentWork::new`]).
+        ///
+        /// ```
+        /// use warpsort_kernels::config::distribute::SegmentWork;
+        /// let w = SegmentWork::new(5, 14, 2, 4).block(7, 2, 4);
+        /// assert_eq!((w.start, w.end, w.segment, w.first, w.count), (13, 14, 7, 2, 3));
+        /// ```
+        #[inline(always)]
+        pub fn block(&self, segment: u32, b: u64, chunk: u64) -> BlockWork {
+            let start = self.start + b * chunk;
+            BlockWork {
+                start,
+                end: (start + chunk).min(self.end),
+                segment,
+                first: self.first,
+                count: self.count,
+                pad: 0,
+            }
+        }
+    }
+
     /// The blocks of a pass over `segments` (key ranges, in order), each a
     /// chunk of at most `chunk` keys of one segment.
     ///
@@ -769,19 +807,7 @@ pub mod distribute {
     /// ```
     pub fn blocks(segments: &[(u64, u64)], chunk: u64) -> impl Iterator<Item = BlockWork> + '_ {
         let firsts = self::segments(segments, chunk);
-        segments.iter().zip(firsts).enumerate().flat_map(move |(s, (&(start, end), seg))| {
-            (0..seg.count as u64).map(move |b| {
-                let lo = start + b * chunk;
-                BlockWork {
-                    start: lo,
-                    end: (lo + chunk).min(end),
-                    segment: s as u32,
-                    first: seg.first,
-                    count: seg.count,
-                    pad: 0,
-                }
-            })
-        })
+        firsts.enumerate().flat_map(move |(s, seg)| (0..seg.count as u64).map(move |b| seg.block(s as u32, b, chunk)))
     }
 
     /// The segments of a pass over `segments` (key ranges, in order), with
@@ -794,9 +820,8 @@ pub mod distribute {
     /// ```
     pub fn segments(segments: &[(u64, u64)], chunk: u64) -> impl Iterator<Item = SegmentWork> + '_ {
         segments.iter().scan(0u32, move |first, &(start, end)| {
-            let count = (end - start).div_ceil(chunk) as u32;
-            let seg = SegmentWork { start, end, first: *first, count };
-            *first += count;
+            let seg = SegmentWork::new(start, end, *first, chunk);
+            *first += seg.count;
             Some(seg)
         })
     }

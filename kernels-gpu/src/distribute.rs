@@ -338,18 +338,15 @@ fn mix(x: u32) -> u32 {
 /// `segments` holds an entry, `blocks` `n.div_ceil(chunk)`; `chunk > 0`.
 #[inline(always)]
 pub unsafe fn first_tables(n: u64, chunk: u64, segments: *mut SegmentWork, blocks: *mut BlockWork) -> SegmentWork {
-    let count = n.div_ceil(chunk) as u32;
-    let seg = SegmentWork { start: 0, end: n, first: 0, count };
+    let seg = SegmentWork::new(0, n, 0, chunk);
     if thread_idx() == 0 {
         // SAFETY: one entry.
         unsafe { *segments = seg };
     }
     let mut b = thread_idx();
-    while b < count {
-        let start = b as u64 * chunk;
-        let w = BlockWork { start, end: (start + chunk).min(n), segment: 0, first: 0, count, pad: 0 };
+    while b < seg.count {
         // SAFETY: b < n.div_ceil(chunk) entries.
-        unsafe { *blocks.add(b as usize) = w };
+        unsafe { *blocks.add(b as usize) = seg.block(0, b as u64, chunk) };
         b += block_dim();
     }
     seg
@@ -1331,7 +1328,7 @@ pub unsafe fn tables(
     while s < segs {
         let (start, end) = bounds(s);
         // SAFETY: s < BUCKETS.
-        unsafe { *counts.add(s) = (end - start).div_ceil(chunk) as u32 };
+        unsafe { *counts.add(s) = SegmentWork::new(start, end, 0, chunk).count };
         s += threads as usize;
     }
     sync_block();
@@ -1342,10 +1339,7 @@ pub unsafe fn tables(
     while s < segs {
         let (start, end) = bounds(s);
         // SAFETY: s < BUCKETS.
-        unsafe {
-            let (first, count) = (*firsts.add(s) as u32, *counts.add(s));
-            *segments.add(s) = SegmentWork { start, end, first, count };
-        }
+        unsafe { *segments.add(s) = SegmentWork { start, end, first: *firsts.add(s) as u32, count: *counts.add(s) } };
         s += threads as usize;
     }
     let mut b = t as u64;
@@ -1367,9 +1361,7 @@ pub unsafe fn tables(
             let (start, end) = bounds(lo);
             // SAFETY: lo < BUCKETS.
             let (first, count) = unsafe { (*firsts.add(lo), *counts.add(lo)) };
-            let at = start + (b - first) * chunk;
-            let end = (at + chunk).min(end);
-            w = BlockWork { start: at, end, segment: lo as u32, first: first as u32, count, pad: 0 };
+            w = SegmentWork { start, end, first: first as u32, count }.block(lo as u32, b - first, chunk);
         }
         // SAFETY: b < max_blocks.
         unsafe { *blocks.add(b as usize) = w };

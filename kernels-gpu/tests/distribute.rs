@@ -10,7 +10,7 @@
 mod common;
 
 use common::Ptr;
-use warpsort_kernels::arch::{block_idx, launch};
+use warpsort_kernels::arch::{block_idx, launch, thread_idx};
 use warpsort_kernels::config::distribute::{
     BUCKETS, BlockWork, DIRECTORY_CELLS, FINAL_BUCKETS, MAX_OVERSAMPLE, MIN_OVERSAMPLE, SAMPLE_ITEMS, SCAN_ITEMS,
     SCAN_PART, SCAN_THREADS, SPLITTER_KEYS, SegmentWork, WAYS, blocks, count_smem_bytes, sample_smem_bytes,
@@ -110,7 +110,7 @@ fn device_first_tables(n: u64, chunk: u64, threads: u32) -> (Vec<BlockWork>, Vec
     // SAFETY: one segment, a block a chunk; a slot a thread for what it was given.
     launch(1, threads, 0, || unsafe {
         let seg = first_tables(n, chunk, sp.get(), bp.get());
-        *gp.get().add(warpsort_kernels::arch::thread_idx() as usize) = seg;
+        *gp.get().add(thread_idx() as usize) = seg;
     });
     assert!(given.iter().all(|g| *g == sg[0]), "n={n} chunk={chunk}: every thread given the segment");
     (b, sg)

@@ -97,7 +97,7 @@ impl SamplePlan {
         };
         // The second pass: every segment adds at most one partial chunk.
         let max_blocks = n.div_ceil(chunks[0]).max(n.div_ceil(chunks[1]) + BUCKETS as usize).max(1);
-        let (kb, segs) = (kind.key_bytes(), BUCKETS as usize);
+        let (kb, segs) = (kind.key_bytes(), SamplePlan::segments_of(1));
         let mut l = Layout::default();
         let (keys, vals) = l.items(n, kind);
         let labels = l.region(n);
@@ -127,7 +127,7 @@ impl SamplePlan {
         // bucket between splitters may hold few distinct keys). Equality
         // buckets are sorted already: nothing sorts them.
         let segment_opts = SortOptions { algorithm: Algorithm::MergeSort, presorted: Presorted::Always, ..*opts };
-        let offsets_shapes = [p.elementwise(BUCKETS as usize + 1), p.elementwise(segs * BUCKETS as usize + 1)];
+        let offsets_shapes = [0, 1].map(|pass| p.elementwise(SamplePlan::segments_of(pass) * BUCKETS as usize + 1));
         Ok(SamplePlan {
             n,
             kind,
@@ -244,7 +244,7 @@ impl SamplePlan {
 
 impl Launches for SamplePlan {
     fn launches(&self, out: &mut Vec<Launch>) {
-        let (word, segs) = (self.kind.keys_only(), BUCKETS as usize);
+        let (word, segs) = (self.kind.keys_only(), SamplePlan::segments_of(1));
         let scatter = KernelId::new(Family::DistributeScatter, self.kind.rank_as_value());
         // The first pass's kernels of keys read through a view as well.
         for viewed in [false, true] {
