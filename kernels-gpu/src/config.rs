@@ -696,13 +696,37 @@ pub mod distribute {
         at
     }
 
+    /// Whether the scatter keeps a tile's values beside its keys (a tile of
+    /// each, written out together) rather than in the keys' tile after them:
+    /// items of at most 8 bytes, so that a block of the widest items fits
+    /// the 98,304 bytes of shared memory an sm_70 block may have.
+    ///
+    /// ```
+    /// use warpsort_kernels::config::distribute::*;
+    /// assert!(values_beside_keys(4, 4) && !values_beside_keys(4, 8));
+    /// for (k, v) in [(4, 0), (8, 0), (4, 4), (4, 8), (8, 4), (8, 8)] {
+    ///     assert!(scatter_smem_bytes(k, v) <= 98_304, "{k} + {v} bytes");
+    /// }
+    /// ```
+    pub const fn values_beside_keys(key_bytes: u32, val_bytes: u32) -> bool {
+        val_bytes > 0 && key_bytes + val_bytes <= 8
+    }
+
     /// Shared bytes of the scatter kernel of keys of `key_bytes` with
     /// values of `val_bytes` (0: keys alone): the splitters, then the
-    /// [`scatter_regions`], the last a tile of the wider of keys and values.
+    /// [`scatter_regions`], the last the tile of keys, then the tile of
+    /// values where they lie beside the keys ([`values_beside_keys`]; else
+    /// the one tile holds the wider of keys and values).
     pub const fn scatter_smem_bytes(key_bytes: u32, val_bytes: u32) -> u32 {
         let with_values = val_bytes > 0;
-        let item = if key_bytes > val_bytes { key_bytes } else { val_bytes };
-        splitters_bytes(key_bytes) + scatter_regions(with_values)[7] + item * SCATTER_TILE
+        let tile = if values_beside_keys(key_bytes, val_bytes) {
+            key_bytes + val_bytes
+        } else if key_bytes > val_bytes {
+            key_bytes
+        } else {
+            val_bytes
+        };
+        splitters_bytes(key_bytes) + scatter_regions(with_values)[7] + tile * SCATTER_TILE
     }
 
     /// Where the first pass's splitters lie in the sample sort's splitters

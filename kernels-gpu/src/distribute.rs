@@ -51,7 +51,8 @@ use crate::config::WARP_SIZE;
 use crate::config::order_scan;
 use crate::config::distribute::{
     BUCKETS, BlockWork, COUNT_ITEMS, DIRECTORY_CELLS, FINAL_BUCKETS, FIRST_PASS_SPLITTERS, LOG_DIRECTORY_CELLS, LOG_WAYS,
-    SCAN_ITEMS, SCATTER_ITEMS, SegmentWork, WAYS, count_regions, scatter_regions, splitters_bytes,
+    SCAN_ITEMS, SCATTER_ITEMS, SCATTER_TILE, SegmentWork, WAYS, count_regions, scatter_regions, splitters_bytes,
+    values_beside_keys,
 };
 use crate::span::SpanKey;
 
@@ -1033,7 +1034,9 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
 /// in the block, by shared atomics ([`rank_any`]). A scan over buckets then
 /// gives every key its slot in the tile in bucket order; the block
 /// then writes the tile out slot by slot, so the keys of a bucket leave in
-/// runs.
+/// runs. Values of items up to 8 bytes fill a tile beside the keys' and
+/// leave with them ([`write_tile_pairs`]); wider ones follow the keys
+/// through the same tile.
 ///
 /// # Safety
 /// As [`count`], with `labels` and `starts` what it
@@ -1044,7 +1047,7 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
 /// shared memory.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: bool>(
+pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const VALUES: bool>(
     keys: *const T,
     labels: *const u8,
     vals: *const V,
@@ -1125,38 +1128,69 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy, const VALUES: boo
         unsafe { lay_out_tile::<T, VALUES>(&m) };
         sync_block();
         // The tile in bucket order; tag[r] becomes slot r's place there
-        // (NO_PLACE for no key).
-        // With values, the keys read again (a slot past the chunk reads the
-        // tile's last key, and places nothing).
+        // (NO_PLACE for no key). With values, the keys are read again (a
+        // slot past the chunk reads the tile's last, and places nothing),
+        // every one before any is placed (a load beside its place goes
+        // under the place's branch and waits there), and with them the
+        // values where their tile lies beside the keys'
+        // ([`values_beside_keys`]: both written out at once); wider items
+        // go out keys first, then values through the same tile.
         let last = len - 1;
+        let beside = VALUES && values_beside_keys(size_of::<T>() as u32, size_of::<V>() as u32);
+        let tile_vals = if beside { m.items.wrapping_add(SCATTER_TILE as usize) } else { m.items }.cast::<V>();
+        let mut v = [V::default(); SCATTER_ITEMS as usize];
+        if VALUES {
+            each_item!(items, r => {
+                let i = (at + slot(r).min(last) as u64) as usize;
+                // SAFETY: every place read lies in the chunk.
+                unsafe {
+                    k[r as usize] = *keys.add(i);
+                    if beside {
+                        v[r as usize] = *vals.add(i);
+                    }
+                }
+            });
+        }
         each_item!(items, r => {
-            // SAFETY: every place read lies in the chunk.
-            let key = if VALUES { enc.apply(unsafe { *keys.add((at + slot(r).min(last) as u64) as usize) }) } else { k[r as usize] };
+            let key = if VALUES { enc.apply(k[r as usize]) } else { k[r as usize] };
             let r = r as usize;
             let j = Tag::bucket(tag[r]) as usize;
-            if j != NO_KEY as usize {
+            tag[r] = if j != NO_KEY as usize {
                 // SAFETY: j < BUCKETS; the place is below len: the tile's
                 // keys of bucket j fill start[j]..start[j] + count[j].
                 unsafe {
                     let earlier_warps = if VALUES { *mine.add(j) } else { 0 };
-                    tag[r] = Tag::rank(tag[r]) + *m.start.add(j) + earlier_warps;
-                    *m.items.add(tag[r] as usize) = key;
-                    *m.bucket.add(tag[r] as usize) = j as u16;
+                    let place = Tag::rank(tag[r]) + *m.start.add(j) + earlier_warps;
+                    *m.items.add(place as usize) = key;
+                    if beside {
+                        *tile_vals.add(place as usize) = v[r];
+                    }
+                    *m.bucket.add(place as usize) = j as u16;
+                    place
                 }
             } else {
-                tag[r] = NO_PLACE;
-            }
+                NO_PLACE
+            };
         });
         sync_block();
         // SAFETY: the tile's items; each goes to its bucket's next places.
-        unsafe { write_tile(&m, m.items, out_keys, len) };
-        if VALUES {
-            let tile_vals = m.items.cast::<V>();
+        unsafe {
+            if beside {
+                write_tile_pairs(&m, m.items, tile_vals, out_keys, out_vals, len);
+            } else {
+                write_tile(&m, m.items, out_keys, len);
+            }
+        }
+        if VALUES && !beside {
             sync_block();
             each_item!(items, r => {
+                // SAFETY: every place read lies in the chunk.
+                v[r as usize] = unsafe { *vals.add((at + slot(r).min(last) as u64) as usize) };
+            });
+            each_item!(items, r => {
                 if tag[r as usize] != NO_PLACE {
-                    // SAFETY: the value lies in the chunk; its place in the tile.
-                    unsafe { *tile_vals.add(tag[r as usize] as usize) = *vals.add((at + slot(r) as u64) as usize) };
+                    // SAFETY: the value's place in the tile.
+                    unsafe { *tile_vals.add(tag[r as usize] as usize) = v[r as usize] };
                 }
             });
             sync_block();
@@ -1183,6 +1217,33 @@ unsafe fn write_tile<T: Copy, I: Copy>(m: &ScatterSmem<T>, items: *const I, out:
             let j = *m.bucket.add(i as usize) as usize;
             let to = i.wrapping_add(*m.shift.add(j));
             *out.add(to as usize) = *items.add(i as usize);
+        }
+        i += block_dim();
+    }
+}
+
+/// [`write_tile`] of keys and their values at once (`vals` beside `items`,
+/// `out_vals` beside `out`): a place's bucket and shift read once for both.
+///
+/// # Safety
+/// As [`write_tile`], for both tiles.
+#[inline(always)]
+unsafe fn write_tile_pairs<T: Copy, V: Copy>(
+    m: &ScatterSmem<T>,
+    items: *const T,
+    vals: *const V,
+    out: *mut T,
+    out_vals: *mut V,
+    len: u32,
+) {
+    let mut i = thread_idx();
+    while i < len {
+        // SAFETY: i < len places of both tiles; the caller's contract.
+        unsafe {
+            let j = *m.bucket.add(i as usize) as usize;
+            let to = i.wrapping_add(*m.shift.add(j)) as usize;
+            *out.add(to) = *items.add(i as usize);
+            *out_vals.add(to) = *vals.add(i as usize);
         }
         i += block_dim();
     }
