@@ -286,11 +286,11 @@ mod tests {
 
     /// The runs the README's tables come from, each cited by its log or its rows.
     const RUNS: [&str; 5] = [
-        "docs/runs/2026-11-30e/call2-bench-types-sizes-339f25c-h200.jsonl",
-        "docs/runs/2026-11-30e/call2-bench-dists-339f25c-h200.jsonl",
-        "docs/runs/2026-11-30e/call3-bench-presorted-339f25c-h200.jsonl",
-        "docs/runs/2026-11-30e/call3-bench-values-339f25c-h200.jsonl",
-        "docs/runs/2026-11-30e/call3-bench-segments-339f25c-h200.jsonl",
+        "docs/runs/2026-12-01c/call2-bench-types-sizes-5f228fc-h200.jsonl",
+        "docs/runs/2026-12-01c/call2-bench-dists-5f228fc-h200.jsonl",
+        "docs/runs/2026-12-01c/call3-bench-presorted-5f228fc-h200.jsonl",
+        "docs/runs/2026-12-01c/call3-bench-values-5f228fc-h200.jsonl",
+        "docs/runs/2026-12-01c/call3-bench-segments-5f228fc-h200.jsonl",
     ];
 
     /// The README's first, distribution, presorted, values and segmented
