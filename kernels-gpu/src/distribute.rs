@@ -1085,18 +1085,25 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
         let slot = |r: u32| (warp * items + r) * WARP_SIZE + lane;
         // tag[r]: slot r's label; then its bucket; then its bucket and its
         // rank among the keys of that bucket (`Tag`); then its place in the
-        // tile. With values the keys are not held past
-        // their buckets (they are read again as they go into the tile), so
-        // that the ranking keeps the registers of keys alone.
+        // tile. Items up to 8 bytes hold their keys and values from the
+        // first read; wider ones read their keys again as they go into the
+        // tile, so that the ranking keeps the registers of keys alone.
         let mut k = [T::default(); SCATTER_ITEMS as usize];
         let mut tag = [NO_KEY; SCATTER_ITEMS as usize];
+        // Items up to 8 bytes keep their values beside the keys in shared
+        // memory and their keys and values in registers from the first read.
+        let beside = VALUES && values_beside_keys(size_of::<T>() as u32, size_of::<V>() as u32);
+        let mut v = [V::default(); SCATTER_ITEMS as usize];
         each_item!(items, r => {
             if slot(r) < len {
                 let i = (at + slot(r) as u64) as usize;
-                // SAFETY: the key and its label lie in the chunk.
+                // SAFETY: the key, its label and its value lie in the chunk.
                 unsafe {
                     k[r as usize] = *keys.add(i);
                     tag[r as usize] = *labels.add(i) as u32;
+                    if beside {
+                        v[r as usize] = *vals.add(i);
+                    }
                 }
             }
         });
@@ -1128,31 +1135,23 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
         unsafe { lay_out_tile::<T, VALUES>(&m) };
         sync_block();
         // The tile in bucket order; tag[r] becomes slot r's place there
-        // (NO_PLACE for no key). With values, the keys are read again (a
-        // slot past the chunk reads the tile's last, and places nothing),
-        // every one before any is placed (a load beside its place goes
-        // under the place's branch and waits there), and with them the
-        // values where their tile lies beside the keys'
+        // (NO_PLACE for no key). Items up to 8 bytes place the keys and
+        // values they hold, their tiles side by side
         // ([`values_beside_keys`]: both written out at once); wider items
-        // go out keys first, then values through the same tile.
+        // read their keys again (a slot past the chunk reads the tile's
+        // last, and places nothing), every one before any is placed (a load
+        // beside its place goes under the place's branch and waits there),
+        // and go out keys first, then values through the same tile.
         let last = len - 1;
-        let beside = VALUES && values_beside_keys(size_of::<T>() as u32, size_of::<V>() as u32);
         let tile_vals = if beside { m.items.wrapping_add(SCATTER_TILE as usize) } else { m.items }.cast::<V>();
-        let mut v = [V::default(); SCATTER_ITEMS as usize];
-        if VALUES {
+        if VALUES && !beside {
             each_item!(items, r => {
-                let i = (at + slot(r).min(last) as u64) as usize;
                 // SAFETY: every place read lies in the chunk.
-                unsafe {
-                    k[r as usize] = *keys.add(i);
-                    if beside {
-                        v[r as usize] = *vals.add(i);
-                    }
-                }
+                k[r as usize] = unsafe { *keys.add((at + slot(r).min(last) as u64) as usize) };
             });
         }
         each_item!(items, r => {
-            let key = if VALUES { enc.apply(k[r as usize]) } else { k[r as usize] };
+            let key = if VALUES && !beside { enc.apply(k[r as usize]) } else { k[r as usize] };
             let r = r as usize;
             let j = Tag::bucket(tag[r]) as usize;
             tag[r] = if j != NO_KEY as usize {
