@@ -1035,7 +1035,7 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
 /// gives every key its slot in the tile in bucket order; the block
 /// then writes the tile out slot by slot, so the keys of a bucket leave in
 /// runs. Values of items up to 8 bytes fill a tile beside the keys' and
-/// leave with them ([`write_tile_pairs`]); wider ones follow the keys
+/// leave with them (one [`write_tile`]); wider ones follow the keys
 /// through the same tile.
 ///
 /// # Safety
@@ -1172,14 +1172,16 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
             };
         });
         sync_block();
-        // SAFETY: the tile's items; each goes to its bucket's next places.
+        // SAFETY: the tile's items (and values beside), places below len;
+        // each goes to its bucket's next places in the output.
         unsafe {
-            if beside {
-                write_tile_pairs(&m, m.items, tile_vals, out_keys, out_vals, len);
-            } else {
-                write_tile(&m, m.items, out_keys, len);
-            }
-        }
+            write_tile(&m, len, |i, to| {
+                move_item(m.items, i, out_keys, to);
+                if beside {
+                    move_item(tile_vals, i, out_vals, to);
+                }
+            })
+        };
         if VALUES && !beside {
             sync_block();
             each_item!(items, r => {
@@ -1194,58 +1196,40 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
             });
             sync_block();
             // SAFETY: as for the keys.
-            unsafe { write_tile(&m, tile_vals, out_vals, len) };
+            unsafe { write_tile(&m, len, |i, to| move_item(tile_vals, i, out_vals, to)) };
         }
         sync_block();
         at += tile;
     }
 }
 
-/// The block writes the tile's `len` items, in bucket order at `items`, to
-/// `out`: the item at place `i`, of bucket `j`, to `i + shift[j]`.
+/// The block writes out the tile's `len` places, in bucket order: `put(i,
+/// to)` moves what lies at place `i` (a key, a value, or both from tiles
+/// side by side), of bucket `j`, to output place `to = i + shift[j]`.
 ///
 /// # Safety
-/// `m`'s buckets and shifts describe the tile; `out` has room at every
-/// cursor for its bucket's items.
+/// `m`'s buckets and shifts describe the tile; `put` may move an item from
+/// any place below `len` to its bucket's next places in the output.
 #[inline(always)]
-unsafe fn write_tile<T: Copy, I: Copy>(m: &ScatterSmem<T>, items: *const I, out: *mut I, len: u32) {
+unsafe fn write_tile<T>(m: &ScatterSmem<T>, len: u32, mut put: impl FnMut(usize, usize)) {
     let mut i = thread_idx();
     while i < len {
-        // SAFETY: i < len places of the tile; the caller's contract.
-        unsafe {
-            let j = *m.bucket.add(i as usize) as usize;
-            let to = i.wrapping_add(*m.shift.add(j));
-            *out.add(to as usize) = *items.add(i as usize);
-        }
+        // SAFETY: i < len places of the tile; its bucket's shift.
+        let to = unsafe { i.wrapping_add(*m.shift.add(*m.bucket.add(i as usize) as usize)) };
+        put(i as usize, to as usize);
         i += block_dim();
     }
 }
 
-/// [`write_tile`] of keys and their values at once (`vals` beside `items`,
-/// `out_vals` beside `out`): a place's bucket and shift read once for both.
+/// `*to.add(j) = *from.add(i)`: an item from its place in the tile to its
+/// place in the output ([`write_tile`]'s moves).
 ///
 /// # Safety
-/// As [`write_tile`], for both tiles.
+/// `from` holds place `i`, `to` place `j`.
 #[inline(always)]
-unsafe fn write_tile_pairs<T: Copy, V: Copy>(
-    m: &ScatterSmem<T>,
-    items: *const T,
-    vals: *const V,
-    out: *mut T,
-    out_vals: *mut V,
-    len: u32,
-) {
-    let mut i = thread_idx();
-    while i < len {
-        // SAFETY: i < len places of both tiles; the caller's contract.
-        unsafe {
-            let j = *m.bucket.add(i as usize) as usize;
-            let to = i.wrapping_add(*m.shift.add(j)) as usize;
-            *out.add(to) = *items.add(i as usize);
-            *out_vals.add(to) = *vals.add(i as usize);
-        }
-        i += block_dim();
-    }
+unsafe fn move_item<I: Copy>(from: *const I, i: usize, to: *mut I, j: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { *to.add(j) = *from.add(i) };
 }
 
 /// Writes `offsets[s * BUCKETS + j]`, where bucket `j` of segment `s`
