@@ -286,11 +286,11 @@ mod tests {
 
     /// The runs the README's tables come from, each cited by its log or its rows.
     const RUNS: [&str; 5] = [
-        "docs/runs/2026-12-01c/call2-bench-types-sizes-5f228fc-h200.jsonl",
-        "docs/runs/2026-12-01c/call2-bench-dists-5f228fc-h200.jsonl",
-        "docs/runs/2026-12-01c/call3-bench-presorted-5f228fc-h200.jsonl",
-        "docs/runs/2026-12-01c/call3-bench-values-5f228fc-h200.jsonl",
-        "docs/runs/2026-12-01c/call3-bench-segments-5f228fc-h200.jsonl",
+        "docs/runs/2026-12-01d/call3-bench-types-sizes-ddd6081-h200.jsonl",
+        "docs/runs/2026-12-01d/call3-bench-dists-ddd6081-h200.jsonl",
+        "docs/runs/2026-12-01d/call4-bench-presorted-ddd6081-h200.jsonl",
+        "docs/runs/2026-12-01d/call4-bench-values-ddd6081-h200.jsonl",
+        "docs/runs/2026-12-01d/call4-bench-segments-ddd6081-h200.jsonl",
     ];
 
     /// The README's first, distribution, presorted, values and segmented
