@@ -69,6 +69,12 @@ pub(crate) struct Policy {
     /// its start and ends in a tail of its last blocks
     /// (`docs/PERFORMANCE.md`).
     pub join_class_below_segments_per_sm: u32,
+    /// Segments given by offsets: a class's launch of fewer blocks than
+    /// this a multiprocessor, which would leave the GPU nearly idle (a
+    /// class of a few long segments, or of a few chunks), runs on a second
+    /// stream beside the other classes' launches
+    /// ([`Policy::beside_max_blocks`]; `docs/PERFORMANCE.md`).
+    pub beside_below_blocks_per_sm: u32,
     /// Threads per block of element-wise kernels.
     pub elementwise_threads: u32,
     /// Grid cap of element-wise kernels (they stride over the rest).
@@ -139,6 +145,12 @@ impl Policy {
     /// the GPU's multiprocessors.
     pub fn own_launch_min_segments(&self) -> usize {
         (self.join_class_below_segments_per_sm * self.sms) as usize
+    }
+
+    /// The most blocks a segment class's launch may have to run beside the
+    /// others: below `beside_below_blocks_per_sm` on each multiprocessor.
+    pub fn beside_max_blocks(&self) -> u32 {
+        (self.beside_below_blocks_per_sm * self.sms).saturating_sub(1)
     }
 
     /// An element-wise kernel's launch over `work` items.
@@ -284,6 +296,7 @@ pub(crate) const HOPPER: Policy = Policy {
     chunk_kernel_blocks_per_sm: 16,
     dual_block_min_tile: between_tile(BLOCK_SORT_MAX_TILE),
     join_class_below_segments_per_sm: 8,
+    beside_below_blocks_per_sm: 2,
     elementwise_threads: 256,
     elementwise_max_blocks: 65_535,
     check_max_blocks: 8192,

@@ -163,10 +163,20 @@ impl Gpu {
         // A nested request: the cached storage holds the lists, so this is a one-off allocation.
         self.with_scratch(None, long_plan.temp_bytes, |long_temp| {
             let body = |items: &Items| {
-                for (k, start, count) in &classes.classes {
+                // The launches of a few blocks run on a second stream
+                // beside the others (none while profiling).
+                let side = if classes.beside > 0 { self.beside()? } else { None };
+                if let Some(side) = side {
+                    self.fork(side)?;
+                }
+                for (i, (k, start, count)) in classes.classes.iter().enumerate() {
+                    let on = side.filter(|_| i < classes.beside).unwrap_or(self);
                     let segments = Segments::Listed { list: lists + 8 * *start as u64, count: *count };
                     let known = spans.zip(ids).map(|(spans, ids)| KnownSpans { spans, ids: ids + 4 * *start as u64 });
-                    self.sort_segments_kernel(items, segments, k, known)?;
+                    on.sort_segments_kernel(items, segments, k, known)?;
+                }
+                if let Some(side) = side {
+                    self.join(side)?;
                 }
                 for &(start, len) in &long {
                     let plan = SortPlan::new(opts, inner, len, p)?;

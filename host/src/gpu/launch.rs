@@ -63,6 +63,11 @@ impl Gpu {
         Ok(())
     }
 
+    /// Whether launches are being timed ([`Gpu::profile_begin`]).
+    pub(super) fn profiling(&self) -> bool {
+        self.profiler.on.load(Ordering::Acquire)
+    }
+
     /// Launches `kernel` with `shape` (nothing for an empty grid).
     pub(crate) fn launch(&self, kernel: &impl Kernel, shape: Shape) -> Result<()> {
         self.launch_with(kernel, shape, Overlap::No)

@@ -10,7 +10,7 @@ pub(crate) mod scratch;
 pub(crate) mod staging;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError};
 
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::sys::CUstreamCaptureStatus;
@@ -87,6 +87,10 @@ pub struct Gpu {
     /// (`readback.rs`); `Some(None)`: it could not be allocated.
     readback: Mutex<Option<Option<Readback>>>,
     profiler: launch::Profiler,
+    /// A handle on a second stream of this one's context, made by the
+    /// first use ([`Gpu::beside`]): launches that may run beside this
+    /// stream's.
+    side: OnceLock<Box<Gpu>>,
 }
 
 impl Gpu {
@@ -186,7 +190,33 @@ impl Gpu {
             staging: Mutex::new(None),
             readback: Mutex::new(None),
             profiler: launch::Profiler::default(),
+            side: OnceLock::new(),
         }
+    }
+
+    /// A handle on a second stream, whose work runs beside this stream's
+    /// (the caller orders the two by [`Gpu::fork`] and [`Gpu::join`]);
+    /// `None` while profiling (the profile times one stream).
+    pub(crate) fn beside(&self) -> Result<Option<&Gpu>> {
+        if self.profiling() {
+            return Ok(None);
+        }
+        if self.side.get().is_none() {
+            let stream = self.ctx.new_stream()?;
+            let side = Self::on_stream(self.ctx.clone(), stream, self.module.clone(), self.info.clone());
+            let _ = self.side.set(Box::new(side));
+        }
+        Ok(self.side.get().map(|b| &**b))
+    }
+
+    /// Makes `other`'s stream wait for the work queued on this one so far.
+    pub(crate) fn fork(&self, other: &Gpu) -> Result<()> {
+        Ok(other.stream.join(&self.stream)?)
+    }
+
+    /// Makes this stream wait for the work queued on `other`'s so far.
+    pub(crate) fn join(&self, other: &Gpu) -> Result<()> {
+        Ok(self.stream.join(&other.stream)?)
     }
 
     /// Runs on the caller's stream (for asynchronous use beside other work).

@@ -254,8 +254,15 @@ impl OffsetsPlan {
 /// per class present, and the long segments' merge sorts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct OffsetsLaunches {
-    /// `(launch, first entry of the class's list, count)` per class present.
+    /// `(launch, first entry of the class's list, count)` per class present:
+    /// first the `beside` launches, then the others.
     pub classes: Vec<(SegmentLaunch, usize, usize)>,
+    /// How many of the first `classes` are launches of a few blocks, which
+    /// alone would leave the GPU nearly idle (at most
+    /// `Policy::beside_max_blocks`: a class of a few long segments, or of
+    /// a few chunks), to run on a second stream beside the others (the
+    /// classes' segments are disjoint).
+    pub beside: usize,
     /// The first entry of the long class's list and its count.
     pub long: (usize, usize),
     /// The items' kind.
@@ -276,7 +283,8 @@ impl OffsetsLaunches {
     /// to the largest chunk (segments of at most 256 items, whose sort is
     /// short beside a launch, even where the chunk is far larger). Every
     /// other class keeps its own launch, so that no segment's network is
-    /// more than twice its class's.
+    /// more than twice its class's. The launches of a few blocks come first
+    /// ([`OffsetsLaunches::beside`]).
     pub fn new(counts: &[usize; SEGMENT_CLASSES], kind: ItemKind, stable: bool, known_spans: bool, p: &Policy) -> Self {
         let mut classes = Vec::new();
         let mut start = 0;
@@ -298,7 +306,10 @@ impl OffsetsLaunches {
             }
             if c == SEGMENT_CLASS_LONG as usize {
                 debug_assert!(joining.is_none(), "the class before the long one is a power of two");
-                return OffsetsLaunches { classes, long: (start, count), kind };
+                // A stable partition: the few blocks' launches first.
+                classes.sort_by_key(|(k, ..)| k.shape.grid > p.beside_max_blocks());
+                let beside = classes.iter().take_while(|(k, ..)| k.shape.grid <= p.beside_max_blocks()).count();
+                return OffsetsLaunches { classes, beside, long: (start, count), kind };
             }
             start += count;
         }
@@ -418,6 +429,35 @@ mod tests {
         assert_eq!(l.long, (8, 3));
     }
 
+    /// The launches of a few blocks (here the few chunks and the one long
+    /// segment's block) come first, to run beside the others; the rest keep
+    /// their order.
+    #[test]
+    fn launches_of_a_few_blocks_go_first_to_run_beside() {
+        let class = |len: u32| segment_class(len) as usize;
+        let mut counts = [0usize; SEGMENT_CLASSES];
+        counts[class(200)] = 1_000; // chunk 256: 32 segments a block of 8 warps at most
+        counts[class(400)] = 100_000; // the warp kernel: a segment a warp
+        counts[class(1000)] = 50_000; // tile 1024
+        counts[class(8000)] = 10; // tile 8192
+        let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, false, &HOPPER);
+        let max = HOPPER.beside_max_blocks();
+        let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
+        let (warp, block) = (SegmentKernel::Warp { keys_per_lane: 16 }, |tile| SegmentKernel::Block { tile });
+        assert_eq!(
+            kernels,
+            [
+                (SegmentKernel::WarpChunks { chunk: 256 }, 0, 1_000),
+                (block(8192), 151_000, 10),
+                (warp, 1_000, 100_000),
+                (block(1024), 101_000, 50_000)
+            ]
+        );
+        assert_eq!(l.beside, 2);
+        assert!(l.classes[..2].iter().all(|(k, ..)| k.shape.grid <= max), "{max}");
+        assert!(l.classes[2..].iter().all(|(k, ..)| k.shape.grid > max));
+    }
+
     /// Classes of the chunk kernel with few segments join the next chunk's
     /// launch, up to the largest chunk, which keeps its own (it never joins
     /// the warp kernel's); with many, a class has its own.
@@ -462,9 +502,11 @@ mod tests {
         let l = OffsetsLaunches::new(&counts, ItemKind::U32, false, false, &HOPPER);
         let kernels: Vec<_> = l.classes.iter().map(|(k, start, count)| (k.kernel, *start, *count)).collect();
         let block = |tile| SegmentKernel::Block { tile };
-        assert_eq!(kernels, [(block(1024), 0, 7), (block(1536), 7, many), (block(8192), 7 + many, 4)]);
+        // (The launches of a few blocks first, to run beside the other.)
+        assert_eq!(kernels, [(block(1024), 0, 7), (block(8192), 7 + many, 4), (block(1536), 7, many)]);
+        assert_eq!(l.beside, 2);
         assert_eq!(l.long, (11 + many, 1));
         // The joined entries of `u32` keys in the 8,192 tile take the dual kernel.
-        assert!(l.classes[2].0.dual);
+        assert!(l.classes[1].0.dual);
     }
 }
