@@ -1065,8 +1065,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
     };
     let m = ScatterSmem::<T>::at(rest, VALUES);
     let items = SCATTER_ITEMS;
-    // SAFETY: j < BUCKETS; the slot is the block's.
-    // SAFETY: as above; places are below n <= u32::MAX.
+    // SAFETY: j < BUCKETS; the slot is the block's; places are below n <= u32::MAX.
     for_each_bucket(|j| unsafe {
         *m.cursor.add(j as usize) = *starts.add(count_slot(&w, b, j)) as u32;
         *m.count.add(j as usize) = 0;
@@ -1077,6 +1076,11 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
     // SAFETY: warp < THREADS / 32.
     let mine = unsafe { m.warp_counts.add((warp * BUCKETS) as usize) };
     let tile = (block_dim() * items) as u64;
+    // Items up to 8 bytes ([`values_beside_keys`]) hold their keys and
+    // values in registers from the first read and their tiles side by side
+    // in shared memory; wider ones read their keys again as they go into
+    // the tile, so that the ranking keeps the registers of keys alone.
+    let beside = VALUES && values_beside_keys(size_of::<T>() as u32, size_of::<V>() as u32);
     let mut at = w.start;
     while at < w.end {
         let len = (w.end - at).min(tile) as u32;
@@ -1085,14 +1089,9 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
         let slot = |r: u32| (warp * items + r) * WARP_SIZE + lane;
         // tag[r]: slot r's label; then its bucket; then its bucket and its
         // rank among the keys of that bucket (`Tag`); then its place in the
-        // tile. Items up to 8 bytes hold their keys and values from the
-        // first read; wider ones read their keys again as they go into the
-        // tile, so that the ranking keeps the registers of keys alone.
+        // tile.
         let mut k = [T::default(); SCATTER_ITEMS as usize];
         let mut tag = [NO_KEY; SCATTER_ITEMS as usize];
-        // Items up to 8 bytes keep their values beside the keys in shared
-        // memory and their keys and values in registers from the first read.
-        let beside = VALUES && values_beside_keys(size_of::<T>() as u32, size_of::<V>() as u32);
         let mut v = [V::default(); SCATTER_ITEMS as usize];
         each_item!(items, r => {
             if slot(r) < len {
@@ -1136,8 +1135,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
         sync_block();
         // The tile in bucket order; tag[r] becomes slot r's place there
         // (NO_PLACE for no key). Items up to 8 bytes place the keys and
-        // values they hold, their tiles side by side
-        // ([`values_beside_keys`]: both written out at once); wider items
+        // values they hold (both written out at once); wider items
         // read their keys again (a slot past the chunk reads the tile's
         // last, and places nothing), every one before any is placed (a load
         // beside its place goes under the place's branch and waits there),
@@ -1176,9 +1174,9 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
         // each goes to its bucket's next places in the output.
         unsafe {
             write_tile(&m, len, |i, to| {
-                move_item(m.items, i, out_keys, to);
+                *out_keys.add(to) = *m.items.add(i);
                 if beside {
-                    move_item(tile_vals, i, out_vals, to);
+                    *out_vals.add(to) = *tile_vals.add(i);
                 }
             })
         };
@@ -1196,7 +1194,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
             });
             sync_block();
             // SAFETY: as for the keys.
-            unsafe { write_tile(&m, len, |i, to| move_item(tile_vals, i, out_vals, to)) };
+            unsafe { write_tile(&m, len, |i, to| *out_vals.add(to) = *tile_vals.add(i)) };
         }
         sync_block();
         at += tile;
@@ -1219,17 +1217,6 @@ unsafe fn write_tile<T>(m: &ScatterSmem<T>, len: u32, mut put: impl FnMut(usize,
         put(i as usize, to as usize);
         i += block_dim();
     }
-}
-
-/// `*to.add(j) = *from.add(i)`: an item from its place in the tile to its
-/// place in the output ([`write_tile`]'s moves).
-///
-/// # Safety
-/// `from` holds place `i`, `to` place `j`.
-#[inline(always)]
-unsafe fn move_item<I: Copy>(from: *const I, i: usize, to: *mut I, j: usize) {
-    // SAFETY: the caller's contract.
-    unsafe { *to.add(j) = *from.add(i) };
 }
 
 /// Writes `offsets[s * BUCKETS + j]`, where bucket `j` of segment `s`
