@@ -286,11 +286,11 @@ mod tests {
 
     /// The runs the README's tables come from, each cited by its log or its rows.
     const RUNS: [&str; 5] = [
-        "docs/runs/2026-12-01d/call3-bench-types-sizes-ddd6081-h200.jsonl",
-        "docs/runs/2026-12-01d/call3-bench-dists-ddd6081-h200.jsonl",
-        "docs/runs/2026-12-01d/call4-bench-presorted-ddd6081-h200.jsonl",
-        "docs/runs/2026-12-01d/call4-bench-values-ddd6081-h200.jsonl",
-        "docs/runs/2026-12-01d/call4-bench-segments-ddd6081-h200.jsonl",
+        "docs/runs/2026-12-01e/call2-bench-types-sizes-b9ecc35-h200.jsonl",
+        "docs/runs/2026-12-01e/call2-bench-dists-b9ecc35-h200.jsonl",
+        "docs/runs/2026-12-01e/call3-bench-presorted-b9ecc35-h200.jsonl",
+        "docs/runs/2026-12-01e/call3-bench-values-b9ecc35-h200.jsonl",
+        "docs/runs/2026-12-01e/call3-bench-segments-b9ecc35-h200.jsonl",
     ];
 
     /// The README's first, distribution, presorted, values and segmented
