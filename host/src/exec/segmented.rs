@@ -169,15 +169,18 @@ impl Gpu {
                 if let Some(side) = side {
                     self.fork(side)?;
                 }
-                for (i, (k, start, count)) in classes.classes.iter().enumerate() {
+                let sorted = classes.classes.iter().enumerate().try_for_each(|(i, (k, start, count))| {
                     let on = side.filter(|_| i < classes.beside).unwrap_or(self);
                     let segments = Segments::Listed { list: lists + 8 * *start as u64, count: *count };
                     let known = spans.zip(ids).map(|(spans, ids)| KnownSpans { spans, ids: ids + 4 * *start as u64 });
-                    on.sort_segments_kernel(items, segments, k, known)?;
-                }
+                    on.sort_segments_kernel(items, segments, k, known)
+                });
+                // Joined whether or not a launch failed: the storage is freed
+                // only after the side stream's launches.
                 if let Some(side) = side {
                     self.join(side)?;
                 }
+                sorted?;
                 for &(start, len) in &long {
                     let plan = SortPlan::new(opts, inner, len, p)?;
                     self.run_sort(&items.range(start, len), &plan, 0, long_temp)?;
