@@ -1040,8 +1040,10 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
 ///
 /// # Safety
 /// As [`count`], with `labels` and `starts` what it
-/// stored and the scan of its counts; `out_keys` (and, when `VALUES`,
-/// `out_vals` beside `vals`) room for every key, apart from the input,
+/// stored and the scan of its counts; `value(i)` the value of the input's
+/// item `i` (read, or made: its position) for every `i` of the chunks;
+/// `out_keys` (and, when `VALUES`, `out_vals`) room for every key, apart
+/// from the input,
 /// every place below 2^32; `block_dim()` a multiple of 32 up to `THREADS`;
 /// [`scatter_smem_bytes`](crate::config::distribute::scatter_smem_bytes) of
 /// shared memory.
@@ -1050,7 +1052,7 @@ unsafe fn lay_out_tile<T, const VALUES: bool>(m: &ScatterSmem<T>) {
 pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const VALUES: bool>(
     keys: *const T,
     labels: *const u8,
-    vals: *const V,
+    value: impl Fn(usize) -> V,
     out_keys: *mut T,
     out_vals: *mut V,
     blocks: *const BlockWork,
@@ -1101,7 +1103,7 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
                     k[r as usize] = *keys.add(i);
                     tag[r as usize] = *labels.add(i) as u32;
                     if beside {
-                        v[r as usize] = *vals.add(i);
+                        v[r as usize] = value(i);
                     }
                 }
             }
@@ -1183,8 +1185,8 @@ pub unsafe fn scatter<T: Copy + PartialOrd + Default, V: Copy + Default, const V
         if VALUES && !beside {
             sync_block();
             each_item!(items, r => {
-                // SAFETY: every place read lies in the chunk.
-                v[r as usize] = unsafe { *vals.add((at + slot(r).min(last) as u64) as usize) };
+                // Every place read lies in the chunk.
+                v[r as usize] = value((at + slot(r).min(last) as u64) as usize);
             });
             each_item!(items, r => {
                 if tag[r as usize] != NO_PLACE {
@@ -1420,8 +1422,18 @@ macro_rules! scatter_pairs {
             starts: *const u64,
             $($view: $vt),*
         ) {
-            // SAFETY: the host's launch.
-            unsafe { scatter::<_, _, true>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc) }
+            // Null `vals`: each item's value is its place in the input
+            // (argsort's positions, made here instead of read). The scatter
+            // is instantiated for each, so that the reading one's loops
+            // take no branch on the pointer.
+            let made = |i: usize| i as $v;
+            // SAFETY: the scatter reads places of its chunk, which `vals` holds.
+            let read = |i: usize| unsafe { *vals.add(i) };
+            // SAFETY (both): the host's launch.
+            match vals.is_null() {
+                true => unsafe { scatter::<_, _, true>(keys, labels, made, out_keys, out_vals, blocks, splitters, starts, $enc) },
+                false => unsafe { scatter::<_, _, true>(keys, labels, read, out_keys, out_vals, blocks, splitters, starts, $enc) },
+            }
         }
     };
 }
@@ -1506,10 +1518,10 @@ macro_rules! distribute_kernels {
                 starts: *const u64,
                 $($view: $vt),*
             ) {
-                let (vals, out_vals) = (core::ptr::null(), core::ptr::null_mut());
+                let (value, out_vals) = (|_| 0, core::ptr::null_mut());
                 // SAFETY: the host's launch; no values.
                 unsafe {
-                    scatter::<_, u32, false>(keys, labels, vals, out_keys, out_vals, blocks, splitters, starts, $enc)
+                    scatter::<_, u32, false>(keys, labels, value, out_keys, out_vals, blocks, splitters, starts, $enc)
                 }
             }
 

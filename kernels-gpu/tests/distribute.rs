@@ -2,7 +2,7 @@
 //! the emulator (`arch::launch`), against a reference: the classification
 //! against sorted splitters, the scan of the counts, and whole passes (one
 //! and two levels, keys and values) over sizes and distributions: every key
-//! kept once with its value, every key in the bucket its splitters give,
+//! kept once with its value (read, or made: the positions), every key in the bucket its splitters give,
 //! buckets in order, none much larger than its share except equality
 //! buckets.
 #![cfg(feature = "emulate")]
@@ -23,6 +23,13 @@ use warpsort_kernels::distribute::{
 use warpsort_kernels::encode::{EncodedWord, Encoding, Plain};
 use warpsort_kernels::item::Key;
 use warpsort_kernels::ordered::{Fields, View, field, mode};
+
+thread_local! {
+    /// Whether [`pass_with_tables`] has the scatter make its values (each
+    /// its place in the input: the positions that `vals` holds) instead of
+    /// reading them, as the argsort's first pass does.
+    static MADE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 /// Threads of the emulated blocks: the kernels stride by `block_dim()`, so
 /// any count is correct; fewer OS threads run the tests faster than the
@@ -187,13 +194,16 @@ fn pass_with_tables<T: Word>(
     let (out_keys, out_vals) = (vec![T::default(); n], vec![u32::MAX; vals.len()]);
     let (ok, ov) = (Ptr::of(&out_keys), Ptr::of(&out_vals));
     let val_bytes = if vals.is_empty() { 0 } else { 4 };
+    let made = MADE.get();
     launch(blocks.len() as u32, EMU_THREADS, scatter_smem_bytes(kb as u32, val_bytes) as usize, || unsafe {
         let (ks, ls, bs, ss) =
             (k.get().cast_const(), lb.get().cast_const(), bl.get().cast_const(), sp.get().cast_const());
+        // SAFETY: the scatter reads the values of places below n.
+        let value = |i: usize| if made { i as u32 } else { *v.get().add(i) };
         if vals.is_empty() {
-            scatter::<T, u32, false>(ks, ls, std::ptr::null(), ok.get(), std::ptr::null_mut(), bs, ss, st.get(), enc)
+            scatter::<T, u32, false>(ks, ls, |_| 0, ok.get(), std::ptr::null_mut(), bs, ss, st.get(), enc)
         } else {
-            scatter::<T, u32, true>(ks, ls, v.get().cast_const(), ok.get(), ov.get(), bs, ss, st.get(), enc)
+            scatter::<T, u32, true>(ks, ls, value, ok.get(), ov.get(), bs, ss, st.get(), enc)
         }
     });
     let offsets = vec![0u32; segs.len() * BUCKETS as usize + 1];
@@ -479,6 +489,27 @@ fn one_pass_over_sizes_and_distributions() {
                 );
             }
         }
+    }
+}
+
+/// The positions the scatter makes (argsort's first pass) are the ones it
+/// reads: the same pass, item for item, for keys and values of up to 8
+/// bytes (held from the first read) and wider (`u64` keys: read again).
+#[test]
+fn positions_made_are_those_read() {
+    for (dist, n) in [("uniform", 100_003usize), ("few-unique", 65_536), ("sorted", 4097)] {
+        let keys = input(dist, n, n as u64 + 5);
+        let wide: Vec<u64> = keys.iter().map(|&k| (k as u64) << 20 | 0x5a5a).collect();
+        let vals: Vec<u32> = (0..n as u32).collect();
+        let segs = [(0, n as u64)];
+        let (read, read_wide) = (pass(&keys, &vals, &segs, 4096), pass(&wide, &vals, &segs, 4096));
+        MADE.set(true);
+        let (made, made_wide) = (pass(&keys, &vals, &segs, 4096), pass(&wide, &vals, &segs, 4096));
+        MADE.set(false);
+        check(&keys, &segs, &made, &format!("{dist} n={n} made"));
+        check(&wide, &segs, &made_wide, &format!("u64 {dist} n={n} made"));
+        assert!(made.keys == read.keys && made.vals == read.vals, "{dist} n={n}: made and read differ");
+        assert!(made_wide.keys == read_wide.keys && made_wide.vals == read_wide.vals, "u64 {dist} n={n}: differ");
     }
 }
 

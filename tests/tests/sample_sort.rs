@@ -3,7 +3,7 @@
 //! both distribution passes are full (and one value making 90% of the
 //! input), key types and orders, composite keys (one word, and wider ones
 //! sorted a word a pass), pairs and stable pairs (the exact stable order),
-//! argsort, parameters asked for (`SampleSortConfig`), `small`: one sort of each kind (keys read through their view
+//! argsort (the default's reading the caller's keys in place), parameters asked for (`SampleSortConfig`), `small`: one sort of each kind (keys read through their view
 //! among them), short enough for compute-sanitizer, and `large`: sizes where each segment's splitters come
 //! from more samples; and the default (`Algorithm::Auto`), which runs it where
 //! the GPU's table says. (The tests that run `Algorithm::ALL` cover it too.)
@@ -122,6 +122,40 @@ fn argsort(g: &Gpu) {
         let p = g.argsort(&d, &opts(Order::Ascending, true)).unwrap();
         let want: Vec<u32> = cpu::argsort(&input, Order::Ascending).into_iter().map(|i| i as u32).collect();
         assert_eq!(g.stream().clone_dtoh(&p).unwrap(), want, "stable argsort n={n}");
+    }
+    // The default's argsort where it takes the sample sort, whose scan,
+    // sampling and first pass read the caller's keys in place (ordered
+    // input copies them first): every distribution, keys read through a
+    // view (f32, descending) and as they are (u32), stable and not.
+    let n = 3 << 20;
+    for dist in Dist::ALL {
+        for stable in [false, true] {
+            argsort_in_place::<u32>(g, dist, n, Order::Ascending, stable);
+        }
+    }
+    for dist in [Dist::Uniform, Dist::Sorted, Dist::Reverse, Dist::Dominant] {
+        argsort_in_place::<f32>(g, dist, n + 5, Order::Descending, false);
+        argsort_in_place::<i64>(g, dist, n + 7, Order::Ascending, true);
+    }
+}
+
+/// The default argsort of `n` keys of `dist`: a sorting permutation (the
+/// stable one with `stable`), the keys as they were.
+fn argsort_in_place<K: SortKey>(g: &Gpu, dist: Dist, n: usize, order: Order, stable: bool)
+where
+    K::Bits: FromPattern,
+{
+    let what = format!("default argsort {} n={n} {order:?} stable={stable}", dist.name());
+    let input: Vec<K> = keys(dist, n, seed("sample argsort in place", n));
+    let d = g.stream().clone_htod(&input).unwrap();
+    let o = SortOptions { order, stable, ..Default::default() };
+    let p: Vec<usize> =
+        g.stream().clone_dtoh(&g.argsort(&d, &o).unwrap()).unwrap().into_iter().map(|p| p as usize).collect();
+    let after = g.stream().clone_dtoh(&d).unwrap();
+    assert!(after.iter().zip(&input).all(|(a, b)| a.to_bits() == b.to_bits()), "{what}: the keys changed");
+    match stable {
+        true => assert!(p == cpu::argsort(&input, order), "{what}: not the stable permutation"),
+        false => assert!(cpu::is_argsort_of(&input, &p, order), "{what}: not a sorting permutation"),
     }
 }
 

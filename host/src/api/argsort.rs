@@ -138,9 +138,17 @@ impl Gpu {
         let mode = K::MODE | opts.order.mode();
         self.with_scratch(None, plan.temp_bytes, |temp| {
             let keys = items::<K>(k, 0, 0, n);
-            self.run_argsort(&keys, size_of::<K>(), o, ib, opts.stable, Positions::Global, &plan, temp, |it, t| {
-                self.run_sort(it, &plan.inner, mode, t)
-            })
+            self.run_argsort(
+                &keys,
+                size_of::<K>(),
+                o,
+                ib,
+                opts.stable,
+                Positions::Global,
+                &plan,
+                temp,
+                |it, pending, t| self.run_sort_from(it, pending, &plan.inner, mode, t),
+            )
         })
     }
 }

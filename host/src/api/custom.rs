@@ -298,9 +298,17 @@ impl Gpu {
         }
         self.with_scratch(None, plan.temp_bytes, |temp| {
             let keys = Items::new(k, 0, n, custom_shape::<T>(0).kind);
-            self.run_argsort(&keys, size_of::<T>(), o, ib, opts.stable, Positions::Global, &plan, temp, |it, t| {
-                self.run_sort(it, &plan.inner, 0, t)
-            })
+            self.run_argsort(
+                &keys,
+                size_of::<T>(),
+                o,
+                ib,
+                opts.stable,
+                Positions::Global,
+                &plan,
+                temp,
+                |it, pending, t| self.run_sort_from(it, pending, &plan.inner, 0, t),
+            )
         })
     }
 

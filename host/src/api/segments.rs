@@ -398,18 +398,40 @@ impl Gpu {
                 let rows = RowsPlan::new(opts, sorted, n, len, kernel, self.policy())?;
                 let plan = ArgsortPlan::new(n, size_of::<K>(), false, rows);
                 run(plan.temp_bytes, &|temp| {
-                    self.run_argsort(&keys, size_of::<K>(), o, 4, opts.stable, positions, &plan, temp, |it, t| {
-                        self.run_rows(it, &plan.inner, mode, t)
-                    })
+                    self.run_argsort(
+                        &keys,
+                        size_of::<K>(),
+                        o,
+                        4,
+                        opts.stable,
+                        positions,
+                        &plan,
+                        temp,
+                        |it, pending, t| {
+                            self.settle(it, pending)?;
+                            self.run_rows(it, &plan.inner, mode, t)
+                        },
+                    )
                 })?
             }
             Cut::Offsets(off, segs) => {
                 opts.validate()?;
                 let plan = ArgsortPlan::new(n, size_of::<K>(), false, OffsetsPlan::new(sorted, n, segs));
                 run(plan.temp_bytes, &|temp| {
-                    self.run_argsort(&keys, size_of::<K>(), o, 4, opts.stable, positions, &plan, temp, |it, t| {
-                        self.run_offsets(it, off, &plan.inner, opts, mode, t, None)
-                    })
+                    self.run_argsort(
+                        &keys,
+                        size_of::<K>(),
+                        o,
+                        4,
+                        opts.stable,
+                        positions,
+                        &plan,
+                        temp,
+                        |it, pending, t| {
+                            self.settle(it, pending)?;
+                            self.run_offsets(it, off, &plan.inner, opts, mode, t, None)
+                        },
+                    )
                 })?
             }
         }
@@ -446,7 +468,10 @@ impl Gpu {
                 }
                 let plan = GatherPlan::new(n, vb, true, rows);
                 self.with_scratch(None, plan.temp_bytes, |temp| {
-                    self.run_gathered(items, vb, &plan, temp, |ranked, t| self.run_rows(ranked, &plan.inner, mode, t))
+                    self.run_gathered(items, vb, &plan, temp, |ranked, pending, t| {
+                        self.settle(ranked, pending)?;
+                        self.run_rows(ranked, &plan.inner, mode, t)
+                    })
                 })
             }
             Cut::Offsets(off, segs) => {
@@ -459,7 +484,8 @@ impl Gpu {
                 }
                 let plan = GatherPlan::new(n, vb, true, offsets);
                 self.with_scratch(None, plan.temp_bytes, |temp| {
-                    self.run_gathered(items, vb, &plan, temp, |ranked, t| {
+                    self.run_gathered(items, vb, &plan, temp, |ranked, pending, t| {
+                        self.settle(ranked, pending)?;
                         self.run_offsets(ranked, off, &plan.inner, opts, mode, t, None)
                     })
                 })

@@ -172,7 +172,9 @@ impl Gpu {
             }
             PairsPlan::Gathered { .. } if n < 2 => Ok(()),
             PairsPlan::Gathered { plan, temp_bytes } => self.with_scratch(scratch, temp_bytes, |temp| {
-                self.run_gathered(items, vb, &plan, temp, |keyed, inner| self.run_sort(keyed, &plan.inner, mode, inner))
+                self.run_gathered(items, vb, &plan, temp, |keyed, pending, inner| {
+                    self.run_sort_from(keyed, pending, &plan.inner, mode, inner)
+                })
             }),
         }
     }

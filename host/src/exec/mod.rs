@@ -28,6 +28,22 @@ use crate::plan::sample::SamplePlan;
 use crate::plan::{Algo, Launches, SortPlan};
 use presorted::Scanned;
 
+/// What a sort's items do not hold yet ([`Gpu::run_sort_from`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Pending {
+    /// Where their keys lie (the caller's, left as they are), if not in the
+    /// items.
+    pub keys: Option<DevPtr>,
+    /// Whether their values are still to be made: each its item's position
+    /// (`0..n`, argsort's positions).
+    pub positions: bool,
+}
+
+impl Pending {
+    /// The items hold their keys and values.
+    pub const NONE: Pending = Pending { keys: None, positions: false };
+}
+
 impl Gpu {
     /// Refuses, before anything runs, the launches of `plan` this GPU
     /// cannot make (too many threads for a kernel's registers, too much
@@ -45,18 +61,48 @@ impl Gpu {
     /// sort, and back also when it fails; the sample sort reads keys that
     /// have a view through it instead ([`Gpu::run_viewed`]).
     pub(crate) fn run_sort(&self, items: &Items, plan: &SortPlan, mode: u32, temp: DevPtr) -> Result<()> {
+        self.run_sort_from(items, Pending::NONE, plan, mode, temp)
+    }
+
+    /// [`Gpu::run_sort`] of `items` that do not hold what `pending` says
+    /// yet: the sample sort's order scan, sampling and first pass read the
+    /// keys where they lie and make the positions, so that neither is
+    /// copied or written first; any other path writes both into `items`
+    /// first ([`Gpu::settle`]).
+    pub(crate) fn run_sort_from(
+        &self,
+        items: &Items,
+        pending: Pending,
+        plan: &SortPlan,
+        mode: u32,
+        temp: DevPtr,
+    ) -> Result<()> {
         self.check_plan(plan)?;
         if plan.algo == Algo::Nothing {
-            return Ok(());
+            return self.settle(items, pending);
         }
         if let (Some(view), Algo::Sample { sample, merge }) = (Self::key_view(items, plan.shape, mode), &plan.algo)
-            && !view.is_identity()
+            && (pending != Pending::NONE || !view.is_identity())
+            && pending.keys.is_none_or(|keys| Self::key_view(&Items { keys, ..*items }, plan.shape, mode) == Some(view))
             && !self.capturing()
         {
-            return self.run_viewed(items, plan, (sample, merge), view, temp);
+            return self.run_viewed(items, pending, plan, (sample, merge), view, temp);
         }
+        self.settle(items, pending)?;
         let wide = plan.widened.map(|at| temp + at as u64);
         self.on_words(items, plan.shape, wide, mode, |words| self.run_algo(words, plan, temp))
+    }
+
+    /// Writes what `pending` says `items` lack: their keys, copied from
+    /// where they lie, and their positions ([`Gpu::run_sort_from`]).
+    pub(crate) fn settle(&self, items: &Items, pending: Pending) -> Result<()> {
+        if let Some(keys) = pending.keys {
+            self.copy_dtod(items.keys, keys, items.n * items.kind.key_bytes())?;
+        }
+        match pending.positions {
+            true => self.iota(keys::word(items.kind.val_bytes()), items.vals, items.n),
+            false => Ok(()),
+        }
     }
 
     /// The sample sort of keys as stored, read through `view` by the order
@@ -64,36 +110,45 @@ impl Gpu {
     /// them on the way in. The second pass writes ordered words into the
     /// items, mapped back in place at the end. Input the scan finds sorted
     /// or reversed is left or reversed as stored; runs are mapped in place
-    /// and merged as any sort's.
+    /// and merged as any sort's. With `pending` ([`Gpu::run_sort_from`]),
+    /// the scan and the first pass read the keys where they lie, and the
+    /// first pass makes the positions; ordered input has both written into
+    /// the items first.
     fn run_viewed(
         &self,
         items: &Items,
+        pending: Pending,
         plan: &SortPlan,
         (sample, merge): (&SamplePlan, &MergeSortPlan),
         view: View,
         temp: DevPtr,
     ) -> Result<()> {
         let algo_temp = temp + plan.algo_at as u64;
+        // Null values: the first pass makes each its item's position.
+        let vals = if pending.positions { 0 } else { items.vals };
+        let src = Items { keys: pending.keys.unwrap_or(items.keys), vals, ..*items };
         let mut sampled = false;
         if let Some(scan) = &plan.presorted {
-            match self.find_order(items, merge, scan, temp, view, Some((sample, algo_temp)))? {
+            match self.find_order(&src, merge, scan, temp, view, Some((sample, algo_temp)))? {
                 (Found::Unsorted, s) => sampled = s,
                 (found @ (Found::Sorted | Found::Reversed), _) => {
+                    self.settle(items, pending)?;
                     return self.finish_presorted(items, merge, scan, found, algo_temp).map(drop);
                 }
                 (found, _) => {
+                    self.settle(items, pending)?;
                     return self.with_view(items, view, || {
                         if self.finish_presorted(items, merge, scan, found, algo_temp)? {
                             return Ok(());
                         }
-                        self.sample_sort(items, sample, algo_temp, View::IDENTITY)
+                        self.sample_sort(items, items, sample, algo_temp, View::IDENTITY)
                     });
                 }
             }
         }
         match sampled {
-            true => self.sample_rest(items, sample, algo_temp, view)?,
-            false => self.sample_sort(items, sample, algo_temp, view)?,
+            true => self.sample_rest(&src, items, sample, algo_temp, view)?,
+            false => self.sample_sort(&src, items, sample, algo_temp, view)?,
         }
         self.map_through(items, view, true)
     }
@@ -121,9 +176,9 @@ impl Gpu {
             Algo::MergeSort(m) => self.merge_sort(items, m, algo_temp),
             Algo::Bitonic(b) => self.bitonic(items, b),
             Algo::Paper(p) => self.paper(items, p, algo_temp),
-            Algo::Sample { sample, .. } if sampled => self.sample_rest(items, sample, algo_temp, View::IDENTITY),
+            Algo::Sample { sample, .. } if sampled => self.sample_rest(items, items, sample, algo_temp, View::IDENTITY),
             Algo::Sample { sample, .. } if !self.capturing() => {
-                self.sample_sort(items, sample, algo_temp, View::IDENTITY)
+                self.sample_sort(items, items, sample, algo_temp, View::IDENTITY)
             }
             Algo::Sample { merge, .. } => self.merge_sort(items, merge, algo_temp),
         }

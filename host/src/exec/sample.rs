@@ -22,10 +22,20 @@ impl Gpu {
     /// Sorts `items` as `plan` says, `temp` pointing at its storage: keys
     /// read through `view` (the identity: ordered words), sorted ascending
     /// as ordered words. The first pass reads them through it, so that the
-    /// items hold ordered words afterwards.
-    pub(crate) fn sample_sort(&self, items: &Items, plan: &SamplePlan, temp: DevPtr, view: View) -> Result<()> {
-        self.sample_first(items, plan, temp, view, 0)?;
-        self.sample_rest(items, plan, temp, view)
+    /// items hold ordered words afterwards. `src` is where the first pass
+    /// reads the items (`items` themselves, or their keys elsewhere and
+    /// left as they are: [`Gpu::run_sort_from`]); the second pass writes
+    /// `items`.
+    pub(crate) fn sample_sort(
+        &self,
+        src: &Items,
+        items: &Items,
+        plan: &SamplePlan,
+        temp: DevPtr,
+        view: View,
+    ) -> Result<()> {
+        self.sample_first(src, plan, temp, view, 0)?;
+        self.sample_rest(src, items, plan, temp, view)
     }
 
     /// The start of [`Gpu::sample_sort`]: the first pass's sampling, which
@@ -49,13 +59,21 @@ impl Gpu {
     }
 
     /// The rest of [`Gpu::sample_sort`] after [`Gpu::sample_first`] (whose
-    /// sampling ran).
-    pub(crate) fn sample_rest(&self, items: &Items, plan: &SamplePlan, temp: DevPtr, view: View) -> Result<()> {
+    /// sampling ran over `src`).
+    pub(crate) fn sample_rest(
+        &self,
+        src: &Items,
+        items: &Items,
+        plan: &SamplePlan,
+        temp: DevPtr,
+        view: View,
+    ) -> Result<()> {
+        debug_assert!(src.n == items.n && src.kind == items.kind);
         let at = |offset: usize| temp + offset as u64;
         let n = items.n;
         let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
         let between = Items::new(at(plan.keys), vals, n, items.kind);
-        self.distribute(items, &between, plan.first_blocks(), 0, plan, temp, view)?;
+        self.distribute(src, &between, plan.first_blocks(), 0, plan, temp, view)?;
         // The second: the first's buckets, its tables from their offsets on
         // the GPU, a grid for the most blocks any such cut makes.
         let tables = DistributeTables {

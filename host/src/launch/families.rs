@@ -901,7 +901,8 @@ impl Kernel for DistributeScan {
 
 /// `distribute_scatter_*` (device `distribute::scatter`): a block per chunk
 /// moves its items to their buckets, from `src` to `dst` (keys, and values
-/// when the kind has them, stably), by the labels the count stored.
+/// when the kind has them, stably), by the labels the count stored. Values
+/// at 0 in `src` are made: each its item's position (argsort's first pass).
 pub(crate) struct DistributeScatter<'a> {
     pub src: &'a Items,
     pub labels: DevPtr,
