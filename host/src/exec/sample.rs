@@ -96,7 +96,8 @@ impl Gpu {
             )?;
         }
         let (offsets, buckets_at) = (at(plan.offsets), at(plan.buckets_at));
-        self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans)
+        let long_room = Some((at(plan.long_room.0), plan.long_room.1));
+        self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans, long_room)
     }
 
     /// The splitters of distribution pass `pass` (0 or 1) of `src`, a block

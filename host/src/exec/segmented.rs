@@ -126,9 +126,10 @@ impl Gpu {
     /// Sorts the segments of `items` cut by `offsets` as `plan` says (keys
     /// mapped under `mode`), with `temp` pointing at its storage. The long
     /// segments' sorts (by `opts`' algorithm) get storage of their own once
-    /// the counts say how long the longest is, before any key moves.
-    /// `spans`: the table of each segment's span, where the plan says the
-    /// caller knows them (`OffsetsPlan::with_known_spans`).
+    /// the counts say how long the longest is, before any key moves: in
+    /// `long_room` (address, bytes), storage the caller has free, where
+    /// it fits. `spans`: the table of each segment's span, where the plan
+    /// says the caller knows them (`OffsetsPlan::with_known_spans`).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_offsets(
         &self,
@@ -139,6 +140,7 @@ impl Gpu {
         mode: u32,
         temp: DevPtr,
         spans: Option<DevPtr>,
+        long_room: Option<(DevPtr, usize)>,
     ) -> Result<()> {
         debug_assert_eq!(plan.ids.is_some(), spans.is_some(), "the plan's spans, and the spans given");
         let at = |offset: usize| temp + offset as u64;
@@ -160,8 +162,7 @@ impl Gpu {
         let long_plan = SortPlan::new(opts, inner, longest, p)?;
         self.check_plan(&classes)?;
         self.check_plan(&long_plan)?;
-        // A nested request: the cached storage holds the lists, so this is a one-off allocation.
-        self.with_scratch(None, long_plan.temp_bytes, |long_temp| {
+        let sort = |long_temp| {
             let body = |items: &Items| {
                 // The launches of a few blocks run on a second stream
                 // beside the others (none while profiling).
@@ -188,7 +189,13 @@ impl Gpu {
                 Ok(())
             };
             self.on_words(items, plan.shape, plan.widened.map(at), mode, body)
-        })
+        };
+        match long_room.filter(|&(_, bytes)| long_plan.temp_bytes <= bytes) {
+            Some((room, _)) => sort(room),
+            // A nested request: the cached storage holds the lists, so this
+            // is a one-off allocation.
+            None => self.with_scratch(None, long_plan.temp_bytes, sort),
+        }
     }
 }
 

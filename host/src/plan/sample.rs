@@ -69,6 +69,10 @@ pub(crate) struct SamplePlan {
     /// The options of that sort: the merge sort for long buckets, each
     /// scanned for its order first.
     pub segment_opts: SortOptions,
+    /// The items between the passes and their labels (offset, bytes),
+    /// free once the second pass has moved them: the long buckets' merge
+    /// sorts' storage where it fits.
+    pub long_room: (usize, usize),
     pub temp_bytes: usize,
 }
 
@@ -149,6 +153,7 @@ impl SamplePlan {
             buckets,
             buckets_at,
             segment_opts,
+            long_room: (keys, labels + n - keys),
             temp_bytes: l.bytes(),
         })
     }
@@ -304,6 +309,18 @@ mod tests {
             assert!(p.temp_bytes >= n * 9, "n={n}: the items between the passes and their labels");
             let keys = SamplePlan::new(&SortOptions::default(), ItemKind::U32, n, &crate::policy::HOPPER).unwrap();
             assert!(keys.temp_bytes >= n * 5, "n={n}: the keys between the passes and their labels");
+            for q in [&p, &keys] {
+                let (at, bytes) = q.long_room;
+                let item = q.kind.key_bytes() + q.kind.val_bytes();
+                assert!(
+                    at == q.keys && bytes >= n * (item + 1),
+                    "n={n}: the long buckets' room is the items between and their labels"
+                );
+                assert!(
+                    at + bytes <= q.splitters && at + bytes <= q.buckets_at,
+                    "n={n}: nothing the buckets' sort reads lies in it"
+                );
+            }
             assert_eq!(p.segment_opts.algorithm, Algorithm::MergeSort, "long buckets by the merge sort");
             assert_eq!(p.segment_opts.presorted, Presorted::Always, "a long bucket's order scanned first");
             assert!(p.buckets.odd_equal, "equality buckets are left as they are");
