@@ -194,7 +194,7 @@ impl Gpu {
                 }
                 let (p, _o) = self.addr(o, "segment offsets")?;
                 self.with_scratch(None, OffsetsPlan::counters_only(), |c| {
-                    self.count_offsets(p, o.len() - 1, n, false, c, None)
+                    self.count_offsets(p, o.len() - 1, n, false, c, None, || Ok(()))
                 })?;
                 (p, o.len(), 0)
             }

@@ -429,7 +429,7 @@ impl Gpu {
                         temp,
                         |it, pending, t| {
                             self.settle(it, pending)?;
-                            self.run_offsets(it, off, &plan.inner, opts, mode, t, None, None)
+                            self.run_offsets(it, off, &plan.inner, opts, mode, t, None, None, || Ok(()))
                         },
                     )
                 })?
@@ -479,14 +479,14 @@ impl Gpu {
                 let offsets = OffsetsPlan::new(sorted, n, segs);
                 if !stable {
                     return self.with_scratch(None, offsets.temp_bytes, |t| {
-                        self.run_offsets(items, off, &offsets, opts, mode, t, None, None)
+                        self.run_offsets(items, off, &offsets, opts, mode, t, None, None, || Ok(()))
                     });
                 }
                 let plan = GatherPlan::new(n, vb, true, offsets);
                 self.with_scratch(None, plan.temp_bytes, |temp| {
                     self.run_gathered(items, vb, &plan, temp, |ranked, pending, t| {
                         self.settle(ranked, pending)?;
-                        self.run_offsets(ranked, off, &plan.inner, opts, mode, t, None, None)
+                        self.run_offsets(ranked, off, &plan.inner, opts, mode, t, None, None, || Ok(()))
                     })
                 })
             }

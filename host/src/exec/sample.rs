@@ -4,7 +4,10 @@
 //! temporary storage, the second pass's tables made on the GPU from its
 //! bucket offsets (no wait), the second pass over those buckets back into
 //! the items, each final bucket's span from both passes' splitters, then
-//! the segmented sort of the final buckets.
+//! the segmented sort of the final buckets. Each pass is placed (keys
+//! counted, counts scanned, offsets written) before it scatters; the
+//! second scatter runs behind the copy of the final buckets' size classes,
+//! while the host waits for them.
 
 use warpsort_kernels::config::distribute::BUCKETS;
 use warpsort_kernels::ordered::View;
@@ -73,7 +76,8 @@ impl Gpu {
         let n = items.n;
         let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
         let between = Items::new(at(plan.keys), vals, n, items.kind);
-        self.distribute(src, &between, plan.first_blocks(), 0, plan, temp, view)?;
+        self.place(src, plan.first_blocks(), 0, plan, temp, view)?;
+        self.scatter(src, &between, plan.first_blocks(), 0, plan, temp, view)?;
         // The second: the first's buckets, its tables from their offsets on
         // the GPU, a grid for the most blocks any such cut makes.
         let tables = DistributeTables {
@@ -85,7 +89,7 @@ impl Gpu {
         };
         self.launch_with(&tables, plan.tables_shape(), Overlap::WithPrevious)?;
         self.sample_pass(&between, 1, plan, temp, View::IDENTITY, 0, None)?;
-        self.distribute(&between, items, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
+        self.place(&between, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
         let spans = plan.spans.map(at);
         if let Some(spans) = spans {
             let word = items.kind.keys_only();
@@ -97,7 +101,12 @@ impl Gpu {
         }
         let (offsets, buckets_at) = (at(plan.offsets), at(plan.buckets_at));
         let long_room = Some((at(plan.long_room.0), plan.long_room.1));
-        self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans, long_room)
+        // The final buckets' offsets are known before the second scatter
+        // moves a key: their size classes are counted first, and the
+        // scatter is queued behind the counts' copy, so that the GPU runs
+        // it while the host waits for them and plans the buckets' launches.
+        let scatter = || self.scatter(&between, items, plan.max_blocks, 1, plan, temp, View::IDENTITY);
+        self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans, long_room, scatter)
     }
 
     /// The splitters of distribution pass `pass` (0 or 1) of `src`, a block
@@ -129,13 +138,39 @@ impl Gpu {
         self.launch_with(&sample, plan.sample_shape(SamplePlan::segments_of(pass)), Overlap::WithPrevious)
     }
 
-    /// Distribution pass `pass` (0 or 1) of `src` into `dst` by the tables
-    /// in place (`blocks` entries, some idle in the second pass) and the
-    /// splitters [`Gpu::sample_pass`] drew, the offsets of their buckets at
-    /// the plan's `offsets`; `src`'s keys read through `view`, ordered words
-    /// written.
+    /// Places distribution pass `pass` (0 or 1) of `blocks` blocks over
+    /// `src`: each key's bucket labelled and counted by the pass's
+    /// splitters (its keys read through `view`), the counts scanned into
+    /// each block's start per bucket, and the buckets' offsets written
+    /// (the second pass's tables from the first's, the final buckets' for
+    /// their sort). Nothing moves yet: [`Gpu::scatter`] does.
+    fn place(
+        &self,
+        src: &Items,
+        blocks: usize,
+        pass: usize,
+        plan: &SamplePlan,
+        temp: DevPtr,
+        view: View,
+    ) -> Result<()> {
+        let at = |offset: usize| temp + offset as u64;
+        let splitters = at(plan.splitters_of(pass));
+        let (word, starts) = (src.kind.keys_only(), at(plan.starts));
+        let (tables, counts) = (at(plan.blocks), at(plan.counts));
+        let count =
+            DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels: at(plan.labels), view };
+        self.launch_with(&count, plan.count_shape(blocks), Overlap::WithPrevious)?;
+        self.scan_counts(counts, starts, blocks * BUCKETS as usize, plan, temp)?;
+        let segs = SamplePlan::segments_of(pass);
+        let offsets =
+            DistributeOffsets { segments: at(plan.segments), starts, offsets: at(plan.offsets), segs, n: src.n };
+        self.launch_with(&offsets, plan.offsets_shapes[pass], Overlap::WithPrevious)
+    }
+
+    /// Moves the items of pass `pass`, placed by [`Gpu::place`], from
+    /// `src` to `dst`: each to its block's start in its bucket.
     #[allow(clippy::too_many_arguments)]
-    fn distribute(
+    fn scatter(
         &self,
         src: &Items,
         dst: &Items,
@@ -146,19 +181,10 @@ impl Gpu {
         view: View,
     ) -> Result<()> {
         let at = |offset: usize| temp + offset as u64;
-        let splitters = at(plan.splitters_of(pass));
-        let (word, starts) = (src.kind.keys_only(), at(plan.starts));
-        let segs = SamplePlan::segments_of(pass);
-        let (tables, counts) = (at(plan.blocks), at(plan.counts));
-        let labels = at(plan.labels);
-        let count = DistributeCount { word, keys: src.keys, blocks: tables, splitters, counts, labels, view };
-        self.launch_with(&count, plan.count_shape(blocks), Overlap::WithPrevious)?;
-        self.scan_counts(counts, starts, blocks * BUCKETS as usize, plan, temp)?;
-        let scatter = DistributeScatter { src, labels, dst, blocks: tables, splitters, starts, view };
-        self.launch_with(&scatter, plan.scatter_shape(blocks), Overlap::WithPrevious)?;
-        let offsets =
-            DistributeOffsets { segments: at(plan.segments), starts, offsets: at(plan.offsets), segs, n: src.n };
-        self.launch_with(&offsets, plan.offsets_shapes[pass], Overlap::WithPrevious)
+        let (splitters, labels) = (at(plan.splitters_of(pass)), at(plan.labels));
+        let scatter =
+            DistributeScatter { src, labels, dst, blocks: at(plan.blocks), splitters, starts: at(plan.starts), view };
+        self.launch_with(&scatter, plan.scatter_shape(blocks), Overlap::WithPrevious)
     }
 }
 

@@ -82,7 +82,10 @@ impl Gpu {
     /// goes, or 0), also lists them there in the same pass, before the one
     /// wait for the counts. `counters` addresses `SEGMENT_COUNTERS` words.
     /// With `odd_sorted` the odd segments are checked but neither counted
-    /// nor listed (runs of equal keys in order).
+    /// nor listed (runs of equal keys in order). `ahead`'s work is queued
+    /// behind the counts' copy, before the host waits for it
+    /// ([`Gpu::download_behind`]).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn count_offsets(
         &self,
         offsets: DevPtr,
@@ -91,6 +94,7 @@ impl Gpu {
         odd_sorted: bool,
         counters: DevPtr,
         lists: Option<(DevPtr, usize, DevPtr)>,
+        ahead: impl FnOnce() -> Result<()>,
     ) -> Result<[usize; SEGMENT_CLASSES]> {
         let mut c = [0u32; SEGMENT_COUNTERS];
         c[0] = u32::MAX;
@@ -108,7 +112,7 @@ impl Gpu {
                 Overlap::WithPrevious,
             )?;
         }
-        self.download(counters, &mut c)?;
+        self.download_behind(counters, &mut c, ahead)?;
         let descent = match c[0] {
             u32::MAX => None,
             i => {
@@ -130,6 +134,10 @@ impl Gpu {
     /// `long_room` (address, bytes), storage the caller has free, where
     /// it fits. `spans`: the table of each segment's span, where the plan
     /// says the caller knows them (`OffsetsPlan::with_known_spans`).
+    /// `ahead`: launches that neither read back nor change the offsets or
+    /// the lists, queued behind the copy of the classes' counts, so that
+    /// the GPU runs them while the host waits (the sample sort's second
+    /// scatter); the segments' sorts run after them.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_offsets(
         &self,
@@ -141,13 +149,15 @@ impl Gpu {
         temp: DevPtr,
         spans: Option<DevPtr>,
         long_room: Option<(DevPtr, usize)>,
+        ahead: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         debug_assert_eq!(plan.ids.is_some(), spans.is_some(), "the plan's spans, and the spans given");
         let at = |offset: usize| temp + offset as u64;
         let lists = at(plan.lists);
         let ids = plan.ids.map(at);
         let room = (plan.room > 0).then_some((lists, plan.room, ids.unwrap_or(0)));
-        let counts = self.count_offsets(offsets, plan.segments, plan.n, plan.odd_equal, at(plan.counters), room)?;
+        let counts =
+            self.count_offsets(offsets, plan.segments, plan.n, plan.odd_equal, at(plan.counters), room, ahead)?;
         let p = self.policy();
         let kind = plan.shape.kind;
         let classes = OffsetsLaunches::new(&counts, kind, plan.stable, ids.is_some(), p);
