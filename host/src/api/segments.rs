@@ -19,7 +19,7 @@ use crate::key::{Order, Payload, SortKey};
 use crate::launch::{DevPtr, Items};
 use crate::options::{SegmentKernel, SortOptions};
 use crate::plan::SortShape;
-use crate::plan::permute::{ArgsortPlan, GatherPlan};
+use crate::plan::permute::{ArgsortPlan, GatherPlan, Inner};
 use crate::plan::segments::{OffsetsPlan, RowsPlan};
 
 use super::sort::STABLE_MAX_LEN;
@@ -390,53 +390,49 @@ impl Gpu {
         // SAFETY: the argsort writes every position before this returns Ok.
         let mut out = unsafe { self.stream().alloc::<u32>(n) }?;
         let (o, _o) = self.addr_mut(&mut out, "positions")?;
-        let run = |temp_bytes: usize, body: &dyn Fn(DevPtr) -> Result<()>| {
-            if n == 0 { Ok(()) } else { self.with_scratch(None, temp_bytes, body) }
-        };
+        let stable = opts.stable;
         match cut {
             Cut::Rows(len, kernel) => {
                 let rows = RowsPlan::new(opts, sorted, n, len, kernel, self.policy())?;
                 let plan = ArgsortPlan::new(n, size_of::<K>(), false, rows);
-                run(plan.temp_bytes, &|temp| {
-                    self.run_argsort(
-                        &keys,
-                        size_of::<K>(),
-                        o,
-                        4,
-                        opts.stable,
-                        positions,
-                        &plan,
-                        temp,
-                        |it, pending, t| {
-                            self.settle(it, pending)?;
-                            self.run_rows(it, &plan.inner, mode, t)
-                        },
-                    )
+                self.argsort_cut(&keys, size_of::<K>(), o, stable, positions, &plan, |it, p, t| {
+                    self.run_rows(it, p, mode, t)
                 })?
             }
             Cut::Offsets(off, segs) => {
                 opts.validate()?;
                 let plan = ArgsortPlan::new(n, size_of::<K>(), false, OffsetsPlan::new(sorted, n, segs));
-                run(plan.temp_bytes, &|temp| {
-                    self.run_argsort(
-                        &keys,
-                        size_of::<K>(),
-                        o,
-                        4,
-                        opts.stable,
-                        positions,
-                        &plan,
-                        temp,
-                        |it, pending, t| {
-                            self.settle(it, pending)?;
-                            self.run_offsets(it, off, &plan.inner, opts, mode, t, None, None, || Ok(()))
-                        },
-                    )
+                self.argsort_cut(&keys, size_of::<K>(), o, stable, positions, &plan, |it, p, t| {
+                    self.run_offsets(it, off, p, opts, mode, t, None, None, || Ok(()))
                 })?
             }
         }
         drop(_o);
         Ok(out)
+    }
+
+    /// The positions of `keys`' sorted order, segment by segment, written to
+    /// `o`: `plan`'s argsort, whose keys' copy `inner` sorts by its plan.
+    #[allow(clippy::too_many_arguments)]
+    fn argsort_cut<P: Inner>(
+        &self,
+        keys: &Items,
+        key_bytes: usize,
+        o: DevPtr,
+        stable: bool,
+        positions: Positions,
+        plan: &ArgsortPlan<P>,
+        inner: impl Fn(&Items, &P, DevPtr) -> Result<()>,
+    ) -> Result<()> {
+        if keys.n == 0 {
+            return Ok(());
+        }
+        self.with_scratch(None, plan.temp_bytes, |temp| {
+            self.run_argsort(keys, key_bytes, o, 4, stable, positions, plan, temp, |it, pending, t| {
+                self.settle(it, pending)?;
+                inner(it, &plan.inner, t)
+            })
+        })
     }
 
     /// A pass of a segmented sort of keys wider than a word (see

@@ -76,8 +76,9 @@ impl Gpu {
         let n = items.n;
         let vals = if plan.kind.pairs() { at(plan.vals) } else { 0 };
         let between = Items::new(at(plan.keys), vals, n, items.kind);
-        self.place(src, plan.first_blocks(), 0, plan, temp, view)?;
-        self.scatter(src, &between, plan.first_blocks(), 0, plan, temp, view)?;
+        let first = Pass { src, blocks: plan.first_blocks(), pass: 0, view };
+        self.place(&first, plan, temp)?;
+        self.scatter(&first, &between, plan, temp)?;
         // The second: the first's buckets, its tables from their offsets on
         // the GPU, a grid for the most blocks any such cut makes.
         let tables = DistributeTables {
@@ -89,7 +90,8 @@ impl Gpu {
         };
         self.launch_with(&tables, plan.tables_shape(), Overlap::WithPrevious)?;
         self.sample_pass(&between, 1, plan, temp, View::IDENTITY, 0, None)?;
-        self.place(&between, plan.max_blocks, 1, plan, temp, View::IDENTITY)?;
+        let second = Pass { src: &between, blocks: plan.max_blocks, pass: 1, view: View::IDENTITY };
+        self.place(&second, plan, temp)?;
         let spans = plan.spans.map(at);
         if let Some(spans) = spans {
             let word = items.kind.keys_only();
@@ -105,7 +107,7 @@ impl Gpu {
         // moves a key: their size classes are counted first, and the
         // scatter is queued behind the counts' copy, so that the GPU runs
         // it while the host waits for them and plans the buckets' launches.
-        let scatter = || self.scatter(&between, items, plan.max_blocks, 1, plan, temp, View::IDENTITY);
+        let scatter = || self.scatter(&second, items, plan, temp);
         self.run_offsets(items, offsets, &plan.buckets, &plan.segment_opts, 0, buckets_at, spans, long_room, scatter)
     }
 
@@ -138,21 +140,13 @@ impl Gpu {
         self.launch_with(&sample, plan.sample_shape(SamplePlan::segments_of(pass)), Overlap::WithPrevious)
     }
 
-    /// Places distribution pass `pass` (0 or 1) of `blocks` blocks over
-    /// `src`: each key's bucket labelled and counted by the pass's
-    /// splitters (its keys read through `view`), the counts scanned into
-    /// each block's start per bucket, and the buckets' offsets written
-    /// (the second pass's tables from the first's, the final buckets' for
-    /// their sort). Nothing moves yet: [`Gpu::scatter`] does.
-    fn place(
-        &self,
-        src: &Items,
-        blocks: usize,
-        pass: usize,
-        plan: &SamplePlan,
-        temp: DevPtr,
-        view: View,
-    ) -> Result<()> {
+    /// Places distribution pass `p`: each key's bucket labelled and
+    /// counted by the pass's splitters, the counts scanned into each
+    /// block's start per bucket, and the buckets' offsets written (the
+    /// second pass's tables from the first's, the final buckets' for their
+    /// sort). Nothing moves yet: [`Gpu::scatter`] does.
+    fn place(&self, p: &Pass, plan: &SamplePlan, temp: DevPtr) -> Result<()> {
+        let Pass { src, blocks, pass, view } = *p;
         let at = |offset: usize| temp + offset as u64;
         let splitters = at(plan.splitters_of(pass));
         let (word, starts) = (src.kind.keys_only(), at(plan.starts));
@@ -167,25 +161,26 @@ impl Gpu {
         self.launch_with(&offsets, plan.offsets_shapes[pass], Overlap::WithPrevious)
     }
 
-    /// Moves the items of pass `pass`, placed by [`Gpu::place`], from
+    /// Moves the items of pass `p`, placed by [`Gpu::place`], from its
     /// `src` to `dst`: each to its block's start in its bucket.
-    #[allow(clippy::too_many_arguments)]
-    fn scatter(
-        &self,
-        src: &Items,
-        dst: &Items,
-        blocks: usize,
-        pass: usize,
-        plan: &SamplePlan,
-        temp: DevPtr,
-        view: View,
-    ) -> Result<()> {
+    fn scatter(&self, p: &Pass, dst: &Items, plan: &SamplePlan, temp: DevPtr) -> Result<()> {
+        let Pass { src, blocks, pass, view } = *p;
         let at = |offset: usize| temp + offset as u64;
         let (splitters, labels) = (at(plan.splitters_of(pass)), at(plan.labels));
         let scatter =
             DistributeScatter { src, labels, dst, blocks: at(plan.blocks), splitters, starts: at(plan.starts), view };
         self.launch_with(&scatter, plan.scatter_shape(blocks), Overlap::WithPrevious)
     }
+}
+
+/// A distribution pass (0 or 1) of `blocks` blocks over `src`, its keys
+/// read through `view`.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    src: &'a Items,
+    blocks: usize,
+    pass: usize,
+    view: View,
 }
 
 impl Gpu {
