@@ -286,11 +286,11 @@ mod tests {
 
     /// The runs the README's tables come from, each cited by its log or its rows.
     const RUNS: [&str; 5] = [
-        "docs/runs/2026-12-01f/call2-bench-types-sizes-d5eed64-h200.jsonl",
-        "docs/runs/2026-12-01f/call2-bench-dists-d5eed64-h200.jsonl",
-        "docs/runs/2026-12-01f/call3-bench-presorted-d5eed64-h200.jsonl",
-        "docs/runs/2026-12-01f/call3-bench-values-d5eed64-h200.jsonl",
-        "docs/runs/2026-12-01f/call3-bench-segments-d5eed64-h200.jsonl",
+        "docs/runs/2026-12-01g/call3-bench-types-sizes-04aa134-h200.jsonl",
+        "docs/runs/2026-12-01g/call3-bench-dists-04aa134-h200.jsonl",
+        "docs/runs/2026-12-01g/call4-bench-presorted-04aa134-h200.jsonl",
+        "docs/runs/2026-12-01g/call4-bench-values-04aa134-h200.jsonl",
+        "docs/runs/2026-12-01g/call4-bench-segments-04aa134-h200.jsonl",
     ];
 
     /// The README's first, distribution, presorted, values and segmented
