@@ -130,7 +130,7 @@ impl Gpu {
     /// Sorts the segments of `items` cut by `offsets` as `plan` says (keys
     /// mapped under `mode`), with `temp` pointing at its storage. The long
     /// segments' sorts (by `opts`' algorithm) get storage of their own once
-    /// the counts say how long the longest is, before any key moves: in
+    /// the counts say how long the longest is, before any segment is sorted: in
     /// `long_room` (address, bytes), storage the caller has free, where
     /// it fits. `spans`: the table of each segment's span, where the plan
     /// says the caller knows them (`OffsetsPlan::with_known_spans`).
