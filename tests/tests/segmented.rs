@@ -16,7 +16,8 @@ warpsort_testkit::tests_main! {
         millions_of_keys_short_segments_and_one_long,
         more_short_segments_than_the_chunk_grid,
         chunk_classes_alone_and_joined,
-        classes_between_powers_of_two_alone_and_joined,
+        classes_between_powers_of_two_joined,
+        classes_between_powers_of_two_alone,
         host_slices,
         bad_offsets_fail_and_leave_the_data_as_it_was,
         segmented_checks_count_only_descents_inside_segments,
@@ -151,21 +152,28 @@ fn chunk_classes_alone_and_joined(g: &Gpu) {
     }
 }
 
-/// The block classes between two powers of two (tiles of 768 to 6,144):
-/// with many segments each takes a launch of its own (on an H200, from
-/// 8 x 132 = 1,056 segments), with few it joins the next class's; the
-/// lengths at and around each class's bounds, mixed.
-fn classes_between_powers_of_two_alone_and_joined(g: &Gpu) {
-    let bounds = [513usize, 700, 768, 769, 1025, 1536, 1537, 2049, 3072, 3073, 4097, 6144, 6145, 8192];
-    for per_class in [3usize, 1100] {
-        let off = shuffled(&bounds, per_class);
-        check::<u32>(g, Dist::Uniform, &off, Order::Ascending);
-        if per_class == 3 {
-            check::<f32>(g, Dist::Gaussian, &off, Order::Descending);
-            check::<u64>(g, Dist::FewUnique, &off, Order::Ascending);
-        }
-    }
+/// The block classes between two powers of two (tiles of 768 to 6,144) and
+/// the powers themselves, the lengths at and around each class's bounds,
+/// mixed: with few segments (3 a length) a class joins the next class's
+/// launch. Every block tile's kernel (the dual one of the largest `u32`
+/// tiles too) in a few milliseconds: what compute-sanitizer's racecheck
+/// runs over.
+fn classes_between_powers_of_two_joined(g: &Gpu) {
+    let off = shuffled(CLASS_BOUNDS, 3);
+    check::<u32>(g, Dist::Uniform, &off, Order::Ascending);
+    check::<f32>(g, Dist::Gaussian, &off, Order::Descending);
+    check::<u64>(g, Dist::FewUnique, &off, Order::Ascending);
 }
+
+/// As [`classes_between_powers_of_two_joined`] with many segments (1,100 a
+/// length): each class takes a launch of its own (on an H200, from 8 x 132
+/// = 1,056 segments).
+fn classes_between_powers_of_two_alone(g: &Gpu) {
+    check::<u32>(g, Dist::Uniform, &shuffled(CLASS_BOUNDS, 1100), Order::Ascending);
+}
+
+/// Segment lengths at and around the block classes' bounds.
+const CLASS_BOUNDS: &[usize] = &[513, 700, 768, 769, 1025, 1536, 1537, 2049, 3072, 3073, 4097, 6144, 6145, 8192];
 
 /// More segments of up to 256 items than the chunk kernel's grid covers at
 /// once (Hopper caps it at 16 blocks of 8 warps a multiprocessor, 2,112
